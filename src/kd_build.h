@@ -1,0 +1,43 @@
+/* Build parameters and per-build statistics shared by the CPU and GPU builders. */
+#ifndef KD_BUILD_H
+#define KD_BUILD_H
+
+#include <stdint.h>
+
+#include "kd_error.h"
+#include "kd_mesh.h"
+#include "kd_tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SAH constants and termination rules; defaults as pbrt-v4. */
+typedef struct kd_build_params {
+    float traversal_cost;    /* 1 */
+    float intersect_cost;    /* 5 */
+    float empty_bonus;       /* 0.5 */
+    int max_depth;           /* < 0: 8 + 1.3 log2 N, rounded */
+    int max_bad_refines;     /* 3 */
+    int max_prims_in_leaf_for_cost_cutoff; /* 16: leaf when best cost > 4x leaf cost and fewer prims */
+    float bad_cost_ratio;    /* 4 */
+} kd_build_params;
+
+void kd_build_params_default(kd_build_params *params);
+
+/* The depth cap a builder honours for num_triangles triangles. */
+int kd_build_max_depth(const kd_build_params *params, uint32_t num_triangles);
+
+/* Per-phase wall times of one build, milliseconds (0 where not applicable). */
+enum { KD_BUILD_MAX_PHASES = 8 };
+typedef struct kd_build_timing {
+    int num_phases;
+    const char *phase_names[KD_BUILD_MAX_PHASES];
+    double phase_ms[KD_BUILD_MAX_PHASES];
+    double total_ms;
+} kd_build_timing;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
