@@ -9,4 +9,7 @@
 kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
                        kd_build_timing *timing, kd_error *err);
 
+/* Monotonic clock in milliseconds, for timing loads and builds. */
+double kd_build_now_ms(void);
+
 #endif

@@ -21,6 +21,8 @@ typedef struct kd_build_params {
     int max_bad_refines;     /* 3 */
     int max_prims_in_leaf_for_cost_cutoff; /* 16: leaf when best cost > 4x leaf cost and fewer prims */
     float bad_cost_ratio;    /* 4 */
+    int max_leaf_prims;      /* 1: a node with this many or fewer triangles is a leaf (pbrt maxPrims) */
+    int num_threads;         /* <= 0: all cores (CPU builder) */
 } kd_build_params;
 
 void kd_build_params_default(kd_build_params *params);

@@ -65,6 +65,10 @@ KD_HD kd_node kd_make_leaf(uint32_t leaf_offset, uint32_t num_prims)
 /* Largest child index or leaf count a node can hold (30 bits). */
 #define KD_NODE_MAX_COUNT ((1u << 30) - 1u)
 
+/* Largest depth cap a tree may carry (files with more are rejected), so a
+ * traversal stack of KD_TREE_DEPTH_LIMIT + 1 entries always suffices. */
+#define KD_TREE_DEPTH_LIMIT 64u
+
 /* Frees a tree's arrays and zeroes it; safe on a zeroed tree. */
 void kd_tree_free(kd_tree *tree);
 

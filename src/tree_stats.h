@@ -16,6 +16,21 @@ typedef struct kd_sah_constants {
 
 void kd_sah_constants_default(kd_sah_constants *c);
 
+/* Definitions. p(n) = SA(box of n) / SA(root box): under the SAH's model
+ * (rays uniformly distributed over the directions and lines that meet the
+ * root box, never stopping at a hit), the probability that a ray meeting the
+ * root also meets node n. (p(n) = 1 for every node when the root box has no
+ * area, i.e. all geometry lies on a line or a point.)
+ *   expected_traversal_steps = sum over interior nodes of p(n)
+ *   expected_triangle_tests  = sum over leaves of count(n) p(n)
+ *   sah_cost = traversal * expected_traversal_steps + intersect * expected_triangle_tests
+ * The EMPTY BONUS IS NOT APPLIED to sah_cost: it is a build-time heuristic
+ * (pbrt uses it only while choosing splits), and leaving it out keeps the cost
+ * a plain expected-work figure comparable across builders. For reference,
+ * sah_cost_empty_bonus applies it recursively the way pbrt's split cost
+ * does: C(leaf) = intersect count p, C(interior) = traversal p + (1 - eb)
+ * (C(below) + C(above)), with eb = empty_bonus when one child is an empty
+ * leaf and 0 otherwise; sah_cost_empty_bonus = C(root). */
 typedef struct kd_tree_stats {
     kd_sah_constants constants;
     double sah_cost;              /* relative to the root's surface area */
@@ -27,8 +42,14 @@ typedef struct kd_tree_stats {
     double expected_traversal_steps;  /* SAH-weighted, per ray */
     double expected_triangle_tests;   /* SAH-weighted, per ray */
     uint32_t num_triangles;
+    /* added with the CPU reference builder */
+    double sah_cost_empty_bonus;  /* see above */
+    uint64_t num_leaf_refs;       /* sum of leaf counts */
+    uint32_t depth_cap;           /* the tree's max_depth */
 } kd_tree_stats;
 
+/* For a tree that passed kd_tree_check_structure (depth within the cap).
+ * constants may be NULL (defaults). */
 void kd_tree_compute_stats(const kd_tree *tree, const kd_sah_constants *constants,
                            kd_tree_stats *stats);
 

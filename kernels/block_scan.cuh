@@ -1,0 +1,101 @@
+// Block layer: exclusive scans across a thread block, built on the warp scan.
+//
+// Tiles are held "striped by vector": thread t's j-th vector holds the four
+// consecutive elements starting at tile index (j * THREADS + t) * 4. Loading
+// a vector per thread keeps every warp's 16-byte loads coalesced, and the
+// scan order is (vector j, then thread, then element), which the tile scan
+// below follows with one block scan of VECS chains at once.
+#ifndef KD_BLOCK_SCAN_CUH
+#define KD_BLOCK_SCAN_CUH
+
+#include "warp_scan.cuh"
+
+template <int THREADS, int NUM, typename T>
+struct kd_block_scan {
+    static_assert(THREADS % KD_WARP_THREADS == 0, "whole warps only");
+    static constexpr int WARPS = THREADS / KD_WARP_THREADS;
+
+    struct storage {
+        T warp_totals[NUM][WARPS];
+    };
+
+    // values[c]: this thread's value in chain c. On return values[c] is the
+    // exclusive prefix over lower threads and totals[c] the chain's total
+    // (the same in every thread). Contains one __syncthreads(); the caller
+    // must synchronize before reusing `s`.
+    template <typename Op>
+    __device__ __forceinline__ static void exclusive_scan(T (&values)[NUM], T (&totals)[NUM],
+                                                          T identity, Op op, storage &s)
+    {
+        const unsigned lane = kd_lane_id();
+        const unsigned warp = threadIdx.x / KD_WARP_THREADS;
+        T inclusive[NUM];
+#pragma unroll
+        for (int c = 0; c < NUM; c++)
+            inclusive[c] = values[c];
+        kd_warp_inclusive_scan<NUM>(inclusive, op);
+        if (lane == KD_WARP_THREADS - 1) {
+#pragma unroll
+            for (int c = 0; c < NUM; c++)
+                s.warp_totals[c][warp] = inclusive[c];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int c = 0; c < NUM; c++) {
+            T warp_prefix = identity;
+            T total = identity;
+#pragma unroll
+            for (int w = 0; w < WARPS; w++) {
+                T t = s.warp_totals[c][w];
+                if (w < (int)warp)
+                    warp_prefix = op(warp_prefix, t);
+                total = op(total, t);
+            }
+            T below = kd_shfl_up(inclusive[c], 1);
+            values[c] = lane == 0 ? warp_prefix : op(warp_prefix, below);
+            totals[c] = total;
+        }
+    }
+};
+
+// Exclusive scan of a striped tile (see the top of this file) within the
+// block: items[j][k] becomes the op-sum of every tile element before it.
+// Returns the tile's aggregate (in every thread). One __syncthreads inside.
+template <int THREADS, int VECS, typename T, typename Op>
+__device__ __forceinline__ T kd_tile_exclusive_scan(T (&items)[VECS][4], T identity, Op op,
+                                                    typename kd_block_scan<THREADS, VECS, T>::storage &s)
+{
+    T vector_sums[VECS];
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        T running = items[j][0];
+        items[j][0] = identity;
+#pragma unroll
+        for (int k = 1; k < 4; k++) {
+            T next = op(running, items[j][k]);
+            items[j][k] = running;
+            running = next;
+        }
+        vector_sums[j] = running;
+    }
+    T totals[VECS];
+    kd_block_scan<THREADS, VECS, T>::exclusive_scan(vector_sums, totals, identity, op, s);
+    T before = identity; // everything in vectors j' < j, across all threads
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        T prefix = op(before, vector_sums[j]);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            items[j][k] = op(prefix, items[j][k]);
+        before = op(before, totals[j]);
+    }
+    return before;
+}
+
+// Sum operator on unsigned words (wrapping, so int32 sums are well defined).
+struct kd_sum_op {
+    template <typename T>
+    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+
+#endif

@@ -1,0 +1,147 @@
+/* The GPU kd-tree builder (after Zhou, Hou, Wang and Guo 2008), C-callable.
+ *
+ * Stages, all on the device: preprocess (triangle bounds, scene bounds by a
+ * min/max reduction); large-node stage, breadth-first over every node with
+ * more than small_node_threshold references (node bounds by a segmented
+ * reduction, spatial-median or binned-SAH split, straddlers clipped to each
+ * child, references distributed by split-by-side addressing, next level
+ * compacted by a scan); small-node stage (exact SAH over the clipped bound
+ * planes, reference sets as 64-bit masks, pbrt-v4's termination rules); and
+ * output (preorder addresses from subtree sizes, the leaf index array).
+ * The host reads back only each large level's counts.
+ *
+ * The tree is the shared format (kd_tree.h) and obeys the verifier's
+ * contract: a node's box is closed, and a triangle goes to every child whose
+ * closed box it touches. Two builds of one mesh give byte-identical trees.
+ *
+ * Two ways in: kd_build_gpu() (a mesh in host memory to a host tree), and a
+ * reusable builder whose buffers persist between builds, so that repeated
+ * builds allocate nothing and "triangles in GPU memory -> finished tree" can
+ * be timed alone (kd_gpu_builder_build). */
+#ifndef KD_GPU_BUILD_H
+#define KD_GPU_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kd_build.h"
+#include "kd_primitives.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kd_large_split {
+    KD_LARGE_SPLIT_MEDIAN = 0, /* Zhou: cut off empty space, else the spatial median */
+    KD_LARGE_SPLIT_SAH = 1     /* binned SAH over the node's tight box */
+} kd_large_split;
+
+/* "median" / "sah"; kd_large_split_parse returns -1 for anything else. */
+const char *kd_large_split_name(kd_large_split split);
+int kd_large_split_parse(const char *name);
+
+enum { KD_GPU_SMALL_NODE_MAX = 64 }; /* reference masks are 64 bits */
+
+typedef struct kd_gpu_build_options {
+    kd_build_params params;         /* SAH constants, termination rules, depth cap (as the CPU builder) */
+    kd_large_split large_split;     /* default: the one measured better (see kd_gpu_build_options_default) */
+    int small_node_threshold;       /* nodes with at most this many references go to the small stage, 1..64 */
+    int sah_bins;                   /* bins per axis for KD_LARGE_SPLIT_SAH, 2..128 */
+    float empty_space_ratio;        /* median split: cut off a side this empty (fraction of the node), 0..1 */
+    float max_refs_per_triangle;    /* large-stage reference budget per triangle, >= 2 */
+    kd_reduce_variant reduce_variant; /* rung of the min/max reduction ladder the builder calls */
+    size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
+    int profile;                    /* 1: time stages and reductions with CUDA events */
+} kd_gpu_build_options;
+
+/* Defaults: kd_build_params_default, threshold 64, the default large split,
+ * 32 bins, empty space 0.25, budget 8, the fastest reduction rung, no cap. */
+void kd_gpu_build_options_default(kd_gpu_build_options *opts);
+
+typedef enum kd_gpu_stage {
+    KD_GPU_STAGE_PREPROCESS = 0,
+    KD_GPU_STAGE_LARGE,
+    KD_GPU_STAGE_SMALL,
+    KD_GPU_STAGE_OUTPUT,
+    KD_GPU_NUM_STAGES
+} kd_gpu_stage;
+
+const char *kd_gpu_stage_name(kd_gpu_stage stage);
+
+typedef struct kd_gpu_build_profile {
+    double build_ms;                    /* host wall time: device triangles to finished device tree */
+    double stage_ms[KD_GPU_NUM_STAGES]; /* CUDA-event time per stage (profile on; else 0) */
+    double reduce_ms;                   /* time inside the reduction primitives (profile on) */
+    uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
+    uint32_t num_large_levels;
+    uint32_t num_small_roots;
+    uint32_t num_host_syncs;            /* host waits on the device during the build */
+    uint32_t num_small_retries;         /* small stage re-runs after growing the node pool */
+    uint32_t num_nodes;
+    uint32_t num_leaf_refs;
+    uint64_t max_large_refs;            /* most references in one large level */
+    uint64_t device_bytes;              /* device memory the builder holds after the build */
+} kd_gpu_build_profile;
+
+/* Fills a kd_build_timing (phase names and times) from a profile, so the
+ * statistics printer shows the GPU stages. */
+void kd_gpu_build_profile_timing(const kd_gpu_build_profile *profile, kd_build_timing *timing);
+
+/* ---- A reusable builder ------------------------------------------------- */
+typedef struct kd_gpu_builder kd_gpu_builder;
+
+/* host_emulation = 1 runs the same pipeline on the CPU: every kernel's
+ * per-element code, with the primitives replaced by plain CPU loops. It needs
+ * no device, produces the same tree as the device path, and is how the
+ * builder's logic is tested on machines without a GPU. */
+kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulation, kd_error *err);
+void kd_gpu_builder_destroy(kd_gpu_builder *builder);
+
+/* Copies a host mesh to the device (the builder owns the copy). */
+kd_status kd_gpu_builder_set_mesh(kd_gpu_builder *builder, const kd_mesh *mesh, kd_error *err);
+
+/* Uses a mesh already in device memory (borrowed: it must outlive the builds):
+ * positions are 3 floats per vertex, indices 3 per triangle. */
+kd_status kd_gpu_builder_set_device_mesh(kd_gpu_builder *builder, const float *d_positions,
+                                         const uint32_t *d_indices, uint32_t num_vertices,
+                                         uint32_t num_triangles, kd_error *err);
+
+/* Builds the tree on the device from the current mesh; the tree stays on the
+ * device until kd_gpu_builder_download. profile may be NULL. */
+kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_options *opts,
+                               kd_gpu_build_profile *profile, kd_error *err);
+
+/* Copies the last built tree to host arrays (freed with kd_tree_free). */
+kd_status kd_gpu_builder_download(kd_gpu_builder *builder, kd_tree *tree, kd_error *err);
+
+/* The last built tree where it lies (device memory, or host memory under
+ * emulation), with the triangles as 9 floats each, for the GPU ray caster. */
+typedef struct kd_gpu_tree_view {
+    const kd_node *nodes;
+    const uint32_t *leaf_indices;
+    const float *tri_verts;
+    uint32_t num_nodes;
+    uint32_t num_leaf_indices;
+    uint32_t num_triangles;
+    uint32_t max_depth;
+    kd_aabb bounds;
+} kd_gpu_tree_view;
+
+kd_status kd_gpu_builder_tree_view(const kd_gpu_builder *builder, kd_gpu_tree_view *view,
+                                   kd_error *err);
+
+/* Device (or emulated) bytes the builder holds now. */
+size_t kd_gpu_builder_device_bytes(const kd_gpu_builder *builder);
+
+/* ---- One call: host mesh to host tree ----------------------------------- */
+kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
+                       kd_gpu_build_profile *profile, kd_error *err);
+
+/* The same pipeline on the CPU (see kd_gpu_builder_create). */
+kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,
+                                kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

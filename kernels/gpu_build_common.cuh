@@ -1,0 +1,292 @@
+// Internals shared by the GPU builder's stages (gpu_build_*.cu): the builder
+// context with its growable buffers, the records that flow between stages,
+// and the "map" launcher that runs a functor's per-element code either as a
+// CUDA kernel or, under host emulation, as a plain loop on the CPU.
+#ifndef KD_GPU_BUILD_COMMON_CUH
+#define KD_GPU_BUILD_COMMON_CUH
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "gpu_build_internal.h"
+#include "kd_primitives.h"
+#include "kd_tree.h"
+
+// ---- Errors ------------------------------------------------------------------
+// The CUDA side cannot call kd_error_set (it lives in the host library, which
+// links before this one), so it fills the kd_error itself.
+kd_status kd_gb_fail(kd_error *err, kd_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+// KD_OK for cudaSuccess, else a KD_ERR_CUDA naming what failed.
+kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what);
+
+#define KD_GB_TRY(call)                        \
+    do {                                       \
+        kd_status kd_gb_st_ = (call);          \
+        if (kd_gb_st_ != KD_OK)                \
+            return kd_gb_st_;                  \
+    } while (0)
+
+// ---- Records -----------------------------------------------------------------
+enum { KD_GB_NONE = 0xffffffffu };
+
+// A node of the large-node stage (one per active node of a level).
+struct kd_gb_large_node {
+    float cell[6];         // the node's closed box: lo xyz, hi xyz
+    uint32_t ref_start;    // its references in the level's arrays
+    uint32_t ref_count;
+    uint32_t pool_id;      // where the node's record goes in the node pool
+    uint32_t parent;       // pool id of its parent (KD_GB_NONE for the root)
+    uint32_t depth;
+    uint32_t bad_refines;
+};
+
+// The split a large node chose: axis < 0 makes it a leaf.
+struct kd_gb_split_choice {
+    int axis;
+    float pos;
+};
+
+// Where the references of one split large node go (written by the level's
+// bookkeeping, read by the scatter). Child 0 is below the plane, 1 above.
+enum { KD_GB_DEST_DROP = 0, KD_GB_DEST_LARGE = 1, KD_GB_DEST_SMALL = 2 };
+struct kd_gb_route {
+    uint32_t out_start;    // first split-output element of the node
+    uint32_t num_left;     // the node's left outputs; the right ones follow
+    uint32_t leaf_base;    // KD_GB_NONE, or the node became a leaf: its refs go here
+    uint32_t dest_kind[2];
+    uint32_t dest_base[2]; // first destination element of each child
+    uint32_t dest_id[2];   // next-level large node or small root of each child
+    int axis;
+    float pos;
+    float child_cell[2][6];
+};
+
+// A node of the small-node stage's roots: at most 64 references.
+struct kd_gb_small_root {
+    float cell[6];
+    uint32_t ref_start;    // into the small reference arrays
+    uint32_t ref_count;
+    uint32_t pool_id;
+    uint32_t parent;
+    uint32_t depth;
+    uint32_t bad_refines;
+};
+
+// The node pool: every node of the tree once, in any order (the output
+// stage orders them). kind: an axis 0..2 for interior nodes, or a leaf kind.
+enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4 };
+struct kd_gb_pool_node {
+    uint32_t kind;
+    float split;           // interior
+    uint32_t a;            // interior: below child; list leaf: first leaf ref; mask leaf: small root
+    uint32_t b;            // interior: above child; list leaf: count
+    unsigned long long mask; // mask leaf: which of the small root's references
+    uint32_t parent;       // KD_GB_NONE for the root
+    uint32_t depth;
+};
+
+// Scalars the device writes and the host reads back (one copy per level).
+struct kd_gb_scalars {
+    float scene_box[6];
+    uint32_t split_total;      // elements the split wrote
+    uint32_t next_large_nodes; // level bookkeeping totals
+    uint32_t next_large_refs;
+    uint32_t new_small_roots;
+    uint32_t new_small_refs;
+    uint32_t new_leaf_refs;
+    uint32_t new_pool_nodes;
+    uint32_t small_work;       // small stage: next root to take
+    uint32_t pool_count;       // small stage: pool nodes allocated
+    uint32_t pool_overflow;    // small stage: the pool was too small
+    uint32_t total_leaf_refs;  // output: references in all leaves
+    uint32_t bad_index;        // preprocess: a vertex index was out of range
+};
+
+// ---- Buffers ---------------------------------------------------------------
+struct kd_gb_buf {
+    void *ptr;
+    size_t bytes;
+};
+
+// Structure-of-arrays references: triangle, clipped bounds, and (for the
+// level arrays) the node each belongs to.
+enum { KD_GB_REF_TRI = 0, KD_GB_REF_LO = 1, KD_GB_REF_HI = 4, KD_GB_REF_SEG = 7, KD_GB_REF_ARRAYS = 8 };
+
+struct kd_gb_refs {
+    uint32_t *tri;
+    float *lo[3];
+    float *hi[3];
+    uint32_t *seg;        // NULL where not kept
+};
+
+enum kd_gb_buffer_id {
+    KD_GB_MESH_POS = 0,
+    KD_GB_MESH_IDX,
+    KD_GB_TRI_VERTS,
+    KD_GB_REFS_A,                                   // 8 arrays each
+    KD_GB_REFS_A2 = KD_GB_REFS_A + KD_GB_REF_ARRAYS,
+    KD_GB_REFS_OUT = KD_GB_REFS_A2 + KD_GB_REF_ARRAYS,
+    KD_GB_REFS_SMALL = KD_GB_REFS_OUT + KD_GB_REF_ARRAYS,
+    KD_GB_SIDES = KD_GB_REFS_SMALL + KD_GB_REF_ARRAYS,
+    KD_GB_LNODES_A,
+    KD_GB_LNODES_B,
+    KD_GB_TIGHT,
+    KD_GB_CHOICE,
+    KD_GB_LCOUNT,
+    KD_GB_RCOUNT,
+    KD_GB_ROUTE,
+    KD_GB_OUT_START,
+    KD_GB_BINS,
+    KD_GB_SROOTS,
+    KD_GB_LEAF_REFS,
+    KD_GB_POOL,
+    KD_GB_O_SIZE,
+    KD_GB_O_REFS,
+    KD_GB_O_COUNTER,
+    KD_GB_NODES_OUT,
+    KD_GB_LEAF_OUT,
+    KD_GB_SCALARS,
+    KD_GB_TEMP,
+    KD_GB_NUM_BUFFERS
+};
+
+enum { KD_GB_MAX_TIMED = 512 }; // reduction calls timed per build
+
+struct kd_gpu_builder {
+    int host;                   // host emulation
+    cudaStream_t stream;
+    kd_gb_buf buf[KD_GB_NUM_BUFFERS];
+    size_t bytes_held;
+    size_t cap_bytes;           // 0: none
+    kd_gb_scalars *h_scalars;   // pinned copy (device path)
+
+    // The mesh.
+    const float *d_positions;
+    const uint32_t *d_indices;
+    uint32_t num_vertices;
+    uint32_t num_triangles;
+    int have_mesh;
+
+    // The last tree.
+    int have_tree;
+    uint32_t tree_nodes;
+    uint32_t tree_leaf_refs;
+    uint32_t tree_max_depth;
+    float tree_box[6];
+
+    // Profiling.
+    cudaEvent_t stage_ev[KD_GPU_NUM_STAGES + 1];
+    cudaEvent_t reduce_ev[2 * KD_GB_MAX_TIMED];
+    int events_made;
+    int num_timed;
+};
+
+// Makes buf hold at least bytes (growing by half again, so a slowly rising
+// need does not reallocate every time); keep copies the old contents.
+// Fails with KD_ERR_DEVICE_OOM and "needs X MiB, the device has Y MiB free".
+kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err);
+
+template <class T>
+static inline T *kd_gb_ptr(kd_gpu_builder *b, int id)
+{
+    return static_cast<T *>(b->buf[id].ptr);
+}
+
+kd_gb_refs kd_gb_ref_set(kd_gpu_builder *b, int first_id);
+kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int with_seg, int keep,
+                            kd_error *err);
+
+// Device-to-host copy of the scalars and a wait: the builder's only reads.
+kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
+kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err);
+kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err);
+
+// ---- Map: one functor call per element ---------------------------------------
+enum { KD_GB_MAP_BLOCK = 256 };
+
+template <class F>
+__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) kd_gb_map_kernel(F f, uint32_t n)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        f(i);
+}
+
+template <class F>
+static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char *what,
+                           kd_error *err)
+{
+    if (n == 0)
+        return KD_OK;
+    if (b->host) {
+        for (uint32_t i = 0; i < n; i++)
+            f(i);
+        return KD_OK;
+    }
+    uint32_t blocks = (n + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
+    kd_gb_map_kernel<<<blocks, KD_GB_MAP_BLOCK, 0, b->stream>>>(f, n);
+    return kd_gb_cuda(err, cudaGetLastError(), what);
+}
+
+// Atomic add on the device; under emulation elements run one at a time.
+static __host__ __device__ __forceinline__ uint32_t kd_gb_atomic_add(uint32_t *p, uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(p, v);
+#else
+    uint32_t old = *p;
+    *p = old + v;
+    return old;
+#endif
+}
+
+static __host__ __device__ __forceinline__ int kd_gb_popc64(unsigned long long x)
+{
+#if defined(__CUDA_ARCH__)
+    return __popcll(x);
+#else
+    return __builtin_popcountll(x);
+#endif
+}
+
+// ---- Primitives (gpu_build_prims.cu): device launchers or CPU loops ---------
+kd_status kd_gb_reduce_bounds(kd_gpu_builder *b, kd_reduce_variant variant, const kd_gb_refs *refs,
+                              uint32_t n, float *d_out_box, kd_error *err);
+kd_status kd_gb_segmented_bounds(kd_gpu_builder *b, kd_reduce_variant variant,
+                                 const kd_gb_refs *refs, uint32_t n, uint32_t num_segments,
+                                 float *d_out_boxes, kd_error *err);
+kd_status kd_gb_split(kd_gpu_builder *b, const kd_gb_refs *in, const uint8_t *d_sides, uint32_t n,
+                      uint32_t num_segments, const kd_gb_refs *out, uint32_t *d_left_counts,
+                      uint32_t *d_right_counts, uint32_t *d_out_total, kd_error *err);
+
+// Profiling of the reductions: brackets a reduction call with events.
+void kd_gb_reduce_timer_begin(kd_gpu_builder *b, int profile);
+void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile);
+
+// ---- Stages ------------------------------------------------------------------
+// Shared state of one build, passed between the stage files.
+struct kd_gb_build_state {
+    const kd_gpu_build_options *opts;
+    int max_depth;
+    uint32_t num_tris;
+    uint32_t pool_count;          // pool nodes so far
+    uint32_t num_small_roots;
+    uint32_t num_small_refs;
+    uint32_t num_leaf_refs;       // large-stage leaf references
+    kd_gpu_build_profile *profile;
+};
+
+kd_status kd_gb_stage_preprocess(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+
+#endif

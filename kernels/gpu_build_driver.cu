@@ -1,0 +1,115 @@
+// The GPU build from the device mesh to the finished device tree: the four
+// stages in order, with the memory cap, the timing and the profile.
+#include <string.h>
+#include <time.h>
+
+#include "gpu_build_common.cuh"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void release_scratch(kd_gpu_builder *b)
+{
+    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++) {
+        if (i == KD_GB_MESH_POS || i == KD_GB_MESH_IDX || !b->buf[i].ptr)
+            continue;
+        if (b->host)
+            free(b->buf[i].ptr);
+        else
+            cudaFree(b->buf[i].ptr);
+        b->bytes_held -= b->buf[i].bytes;
+        b->buf[i].ptr = NULL;
+        b->buf[i].bytes = 0;
+    }
+}
+
+static kd_status make_events(kd_gpu_builder *b, kd_error *err)
+{
+    if (b->host || b->events_made)
+        return KD_OK;
+    for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
+        KD_GB_TRY(kd_gb_cuda(err, cudaEventCreate(&b->stage_ev[i]), "cudaEventCreate"));
+    for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
+        KD_GB_TRY(kd_gb_cuda(err, cudaEventCreate(&b->reduce_ev[i]), "cudaEventCreate"));
+    b->events_made = 1;
+    return KD_OK;
+}
+
+static void stage_mark(kd_gpu_builder *b, int profile, int index)
+{
+    if (profile && !b->host)
+        cudaEventRecord(b->stage_ev[index], b->stream);
+}
+
+static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    int prof = s->opts->profile;
+    stage_mark(b, prof, 0);
+    KD_GB_TRY(kd_gb_stage_preprocess(b, s, err));
+    stage_mark(b, prof, 1);
+    KD_GB_TRY(kd_gb_stage_large(b, s, err));
+    stage_mark(b, prof, 2);
+    KD_GB_TRY(kd_gb_stage_small(b, s, err));
+    stage_mark(b, prof, 3);
+    KD_GB_TRY(kd_gb_stage_output(b, s, err));
+    stage_mark(b, prof, 4);
+    if (!b->host)
+        KD_GB_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build kernels"));
+    return KD_OK;
+}
+
+extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_options *opts,
+                                          kd_gpu_build_profile *profile, kd_error *err)
+{
+    if (!b->have_mesh)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: no mesh was given to the builder");
+    b->have_tree = 0;
+    b->cap_bytes = opts->max_device_bytes;
+    if (b->cap_bytes && b->bytes_held > b->cap_bytes)
+        release_scratch(b); // an earlier, uncapped build left more than the cap allows
+    if (opts->profile)
+        KD_GB_TRY(make_events(b, err));
+    b->num_timed = 0;
+
+    kd_gpu_build_profile local;
+    kd_gpu_build_profile *prof = profile ? profile : &local;
+    memset(prof, 0, sizeof *prof);
+
+    kd_gb_build_state s;
+    memset(&s, 0, sizeof s);
+    s.opts = opts;
+    s.max_depth = opts->params.max_depth;
+    s.num_tris = b->num_triangles;
+    s.profile = prof;
+
+    double t0 = now_ms();
+    kd_status st = build(b, &s, err);
+    prof->build_ms = now_ms() - t0;
+    prof->num_host_syncs++; // the final wait
+    prof->device_bytes = b->bytes_held;
+    prof->num_small_roots = s.num_small_roots;
+    if (st != KD_OK) {
+        if (!b->host)
+            (void)cudaStreamSynchronize(b->stream); // leave nothing running on failed buffers
+        return st;
+    }
+    if (opts->profile && !b->host) {
+        for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
+            float ms = 0.0f;
+            if (cudaEventElapsedTime(&ms, b->stage_ev[i], b->stage_ev[i + 1]) == cudaSuccess)
+                prof->stage_ms[i] = ms;
+        }
+        for (int i = 0; i < b->num_timed; i++) {
+            float ms = 0.0f;
+            if (cudaEventElapsedTime(&ms, b->reduce_ev[2 * i], b->reduce_ev[2 * i + 1]) == cudaSuccess)
+                prof->reduce_ms += ms;
+        }
+        (void)cudaGetLastError();
+    }
+    b->have_tree = 1;
+    return KD_OK;
+}

@@ -1,0 +1,182 @@
+// Output: the node pool (every node once, in no particular order) becomes the
+// shared tree format, depth-first with the below child next.
+//  1. Subtree sizes (nodes and leaf references), bottom up: every leaf walks
+//     towards the root; at each parent the first child to arrive stops and
+//     the second sums both (an atomic counter per node decides who is
+//     second, so each sum is taken once, after both children are final).
+//  2. Each node's preorder address and first leaf reference, by walking up:
+//     a below child sits right after its parent, an above child after the
+//     whole below subtree, and likewise for leaf references. This is the
+//     scan over subtree sizes, taken along the path.
+//  3. Each node writes itself (and a leaf its triangle indices) there.
+#include "gpu_build_common.cuh"
+
+namespace {
+
+__host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n)
+{
+    return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
+}
+
+struct subtree_sizes {
+    const kd_gb_pool_node *pool;
+    uint32_t *size_nodes;
+    uint32_t *size_refs;
+    uint32_t *arrivals;
+
+    __host__ __device__ uint32_t load(const uint32_t *p) const
+    {
+#if defined(__CUDA_ARCH__)
+        return *(const volatile uint32_t *)p; // written by another thread
+#else
+        return *p;
+#endif
+    }
+
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        kd_gb_pool_node node = pool[i];
+        if (node.kind < 3)
+            return; // interior nodes are summed by the last child to arrive
+        size_nodes[i] = 1;
+        size_refs[i] = leaf_count(node);
+        uint32_t x = i;
+        while (pool[x].parent != KD_GB_NONE) {
+            uint32_t p = pool[x].parent;
+#if defined(__CUDA_ARCH__)
+            __threadfence(); // publish this subtree's sizes before arriving
+#endif
+            if (kd_gb_atomic_add(&arrivals[p], 1u) == 0)
+                return; // the sibling is not done; it will sum the parent
+#if defined(__CUDA_ARCH__)
+            __threadfence();
+#endif
+            uint32_t below = pool[p].a, above = pool[p].b;
+            size_nodes[p] = 1 + load(&size_nodes[below]) + load(&size_nodes[above]);
+            size_refs[p] = load(&size_refs[below]) + load(&size_refs[above]);
+            x = p;
+        }
+    }
+};
+
+struct total_refs {
+    const uint32_t *size_refs;
+    kd_gb_scalars *scalars;
+
+    __host__ __device__ void operator()(uint32_t) const { scalars->total_leaf_refs = size_refs[0]; }
+};
+
+struct write_nodes {
+    const kd_gb_pool_node *pool;
+    const uint32_t *size_nodes;
+    const uint32_t *size_refs;
+    const uint32_t *leaf_refs;     // large-stage leaves
+    const kd_gb_small_root *roots; // small-stage leaves name their root...
+    const uint32_t *small_tris;    // ...whose references' triangles are here
+    kd_node *nodes;
+    uint32_t *leaf_out;
+
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        uint32_t address = 0, first_ref = 0, x = i;
+        while (pool[x].parent != KD_GB_NONE) {
+            uint32_t p = pool[x].parent;
+            uint32_t below = pool[p].a;
+            if (below == x) {
+                address += 1;
+            } else {
+                address += 1 + size_nodes[below];
+                first_ref += size_refs[below];
+            }
+            x = p;
+        }
+        kd_gb_pool_node node = pool[i];
+        if (node.kind < 3) {
+            nodes[address] = kd_make_interior((int)node.kind, node.split,
+                                              address + 1 + size_nodes[node.a]);
+            return;
+        }
+        uint32_t count = leaf_count(node);
+        nodes[address] = kd_make_leaf(first_ref, count);
+        if (node.kind == KD_GB_POOL_LEAF_LIST) {
+            for (uint32_t j = 0; j < count; j++)
+                leaf_out[first_ref + j] = leaf_refs[node.a + j];
+        } else {
+            uint32_t start = roots[node.a].ref_start;
+            unsigned long long m = node.mask;
+            for (uint32_t j = 0; m; j++) {
+#if defined(__CUDA_ARCH__)
+                uint32_t bit = (uint32_t)(__ffsll((long long)m) - 1);
+#else
+                uint32_t bit = (uint32_t)__builtin_ctzll(m);
+#endif
+                leaf_out[first_ref + j] = small_tris[start + bit];
+                m &= m - 1;
+            }
+        }
+    }
+};
+
+} // namespace
+
+kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    uint32_t num_nodes = s->pool_count;
+    if (num_nodes > KD_NODE_MAX_COUNT)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes exceed the tree format's %u",
+                          num_nodes, (unsigned)KD_NODE_MAX_COUNT);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZE, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_REFS, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_COUNTER, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)num_nodes, 0, err));
+    // The large stage may have made no leaf list, the small stage no root.
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
+    KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
+
+    uint32_t *arrivals = kd_gb_ptr<uint32_t>(b, KD_GB_O_COUNTER);
+    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 4 * (size_t)num_nodes, err));
+    subtree_sizes sizes;
+    sizes.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    sizes.size_nodes = kd_gb_ptr<uint32_t>(b, KD_GB_O_SIZE);
+    sizes.size_refs = kd_gb_ptr<uint32_t>(b, KD_GB_O_REFS);
+    sizes.arrivals = arrivals;
+    KD_GB_TRY(kd_gb_map(b, num_nodes, sizes, "subtree sizes", err));
+
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    total_refs total = {sizes.size_refs, scalars};
+    KD_GB_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
+    kd_gb_scalars counts;
+    KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+    if (s->profile)
+        s->profile->num_host_syncs++;
+    if (counts.bad_index)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: a triangle names a vertex index past "
+                          "the mesh's %u vertices", b->num_vertices);
+    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u leaf references exceed the tree "
+                          "format's %u", counts.total_leaf_refs, (unsigned)KD_NODE_MAX_COUNT);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (size_t)(counts.total_leaf_refs + 1), 0, err));
+
+    write_nodes w;
+    w.pool = sizes.pool;
+    w.size_nodes = sizes.size_nodes;
+    w.size_refs = sizes.size_refs;
+    w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+    w.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);
+    w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
+    w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+    KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
+
+    b->tree_nodes = num_nodes;
+    b->tree_leaf_refs = counts.total_leaf_refs;
+    b->tree_max_depth = (uint32_t)s->max_depth;
+    for (int k = 0; k < 6; k++)
+        b->tree_box[k] = counts.scene_box[k] + 0.0f; // as the root's box: no -0
+    if (s->profile) {
+        s->profile->num_nodes = num_nodes;
+        s->profile->num_leaf_refs = counts.total_leaf_refs;
+    }
+    return KD_OK;
+}

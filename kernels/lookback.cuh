@@ -1,0 +1,142 @@
+// Device layer helper: single-pass chained scan with decoupled look-back
+// (Merrill & Garland). Each tile publishes its aggregate as soon as it is
+// known, then walks back over its predecessors' published words, 32 at a
+// time, until it meets one that already holds an inclusive prefix.
+//
+// A tile's status and value share one 64-bit word (status in the top two
+// bits), so a single relaxed load observes both consistently and no memory
+// fence is needed. A codec packs each value type into the low 62 bits:
+//   struct codec { typedef ... value_type;
+//                  static __device__ uint64_t pack(unsigned status, value_type v);
+//                  static __device__ value_type unpack(uint64_t word);
+//                  static __device__ value_type identity(); };
+#ifndef KD_LOOKBACK_CUH
+#define KD_LOOKBACK_CUH
+
+#include <stdint.h>
+
+#include "warp_scan.cuh"
+
+enum { KD_TILE_INVALID = 0, KD_TILE_AGGREGATE = 1, KD_TILE_INCLUSIVE = 2 };
+
+__device__ __forceinline__ unsigned kd_tile_status(uint64_t word)
+{
+    return (unsigned)(word >> 62);
+}
+
+__device__ __forceinline__ uint64_t kd_load_relaxed_u64(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void kd_store_relaxed_u64(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// 32-bit sums (int32 scans wrap, so they travel as uint32).
+struct kd_codec_u32 {
+    typedef uint32_t value_type;
+    static __device__ __forceinline__ uint64_t pack(unsigned status, uint32_t v)
+    {
+        return ((uint64_t)status << 62) | v;
+    }
+    static __device__ __forceinline__ uint32_t unpack(uint64_t word) { return (uint32_t)word; }
+    static __device__ __forceinline__ uint32_t identity() { return 0; }
+};
+
+template <typename Codec>
+__device__ __forceinline__ void kd_lookback_publish(uint64_t *states, unsigned tile, unsigned status,
+                                                    typename Codec::value_type value)
+{
+    kd_store_relaxed_u64(states + tile, Codec::pack(status, value));
+}
+
+// Called by all 32 lanes of one warp of tile `tile` (> 0) after it published
+// its aggregate. Returns (in every lane) the op-sum of all earlier tiles.
+template <typename Codec, typename Op>
+__device__ typename Codec::value_type kd_lookback_exclusive(const uint64_t *states, unsigned tile, Op op)
+{
+    typedef typename Codec::value_type T;
+    const int lane = (int)kd_lane_id();
+    T exclusive = Codec::identity();
+    long long window = (long long)tile - 1; // lane 0 reads the nearest predecessor
+    for (;;) {
+        const long long pred = window - lane;
+        // Before tile 0 there is nothing: a virtual inclusive identity.
+        uint64_t word = pred >= 0 ? kd_load_relaxed_u64(states + pred)
+                                  : Codec::pack(KD_TILE_INCLUSIVE, Codec::identity());
+        while (__any_sync(KD_FULL_MASK, kd_tile_status(word) == KD_TILE_INVALID)) {
+            if (kd_tile_status(word) == KD_TILE_INVALID)
+                word = kd_load_relaxed_u64(states + pred);
+        }
+        const unsigned inclusive_lanes = __ballot_sync(KD_FULL_MASK, kd_tile_status(word) == KD_TILE_INCLUSIVE);
+        // Stop at the nearest inclusive predecessor; farther lanes add nothing.
+        const int stop = inclusive_lanes ? __ffs(inclusive_lanes) - 1 : KD_WARP_THREADS - 1;
+        const T value = lane <= stop ? Codec::unpack(word) : Codec::identity();
+        exclusive = op(kd_warp_reduce_reversed(value, op), exclusive);
+        if (inclusive_lanes)
+            return exclusive;
+        window -= KD_WARP_THREADS;
+    }
+}
+
+// The whole look-back step of a tile, run by warp 0 of the block: publish the
+// aggregate, look back, publish the inclusive prefix. Returns the exclusive
+// prefix in every lane of warp 0.
+template <typename Codec, typename Op>
+__device__ __forceinline__ typename Codec::value_type
+kd_lookback_tile(uint64_t *states, unsigned tile, typename Codec::value_type aggregate, Op op)
+{
+    typedef typename Codec::value_type T;
+    const unsigned lane = kd_lane_id();
+    if (tile == 0) {
+        if (lane == 0)
+            kd_lookback_publish<Codec>(states, 0, KD_TILE_INCLUSIVE, aggregate);
+        return Codec::identity();
+    }
+    if (lane == 0)
+        kd_lookback_publish<Codec>(states, tile, KD_TILE_AGGREGATE, aggregate);
+    T exclusive = kd_lookback_exclusive<Codec>(states, tile, op);
+    if (lane == 0)
+        kd_lookback_publish<Codec>(states, tile, KD_TILE_INCLUSIVE, op(exclusive, aggregate));
+    return exclusive;
+}
+
+// Tiles are handed out in launch order through an atomic counter rather than
+// blockIdx: a block then only ever waits on tiles already taken by running
+// blocks, so the look-back cannot deadlock whatever the scheduler does.
+__device__ __forceinline__ unsigned kd_lookback_take_tile(unsigned *tile_counter, unsigned *s_tile)
+{
+    if (threadIdx.x == 0)
+        *s_tile = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    return *s_tile;
+}
+
+// Resets the tile words (all INVALID) and the tile counter before a pass.
+static __global__ void kd_lookback_init_kernel(uint64_t *states, unsigned num_tiles, unsigned *tile_counter)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < num_tiles)
+        states[i] = 0;
+    if (i == 0)
+        *tile_counter = 0;
+}
+
+// Temporary bytes for the tile words of `num_tiles` tiles plus the counter.
+static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
+{
+    return (size_t)num_tiles * sizeof(uint64_t) + 256;
+}
+
+// The counter sits after the tile words (aligned), in the same sub-buffer.
+static inline unsigned *kd_lookback_counter(uint64_t *states, unsigned num_tiles)
+{
+    size_t words = ((size_t)num_tiles + 31) / 32 * 32;
+    return reinterpret_cast<unsigned *>(states + words);
+}
+
+#endif

@@ -1,0 +1,249 @@
+// `scankd profile split`: split-by-side next to CUB's DevicePartition::Flagged
+// (one segment, sides left or right, one 4-byte payload: the same bytes
+// moved), then a builder-like segmented split with straddlers, and a
+// device-to-device copy; every result checked against the CPU reference.
+#include <cub/device/device_partition.cuh>
+
+#include <algorithm>
+#include <string.h>
+
+#include "profile_internal.cuh"
+#include "ref_primitives.h"
+
+namespace kdp {
+namespace {
+
+struct SplitCase {
+    uint32_t num_segments = 1;
+    std::vector<uint32_t> ids;
+    std::vector<uint8_t> sides;
+    std::vector<uint32_t> want_out, want_left, want_right;
+    uint32_t want_total = 0;
+};
+
+// Sides: left/right at random, plus "both" one time in eight when straddle.
+// Segments: one, or random lengths 1..2000 with an empty one now and then.
+kd_status make_case(SplitCase &c, const std::vector<uint32_t> &payload, bool segmented,
+                    bool straddle, Rng &rng, kd_error *err)
+{
+    const size_t n = payload.size();
+    c.ids.assign(n, 0);
+    c.sides.resize(n);
+    size_t both = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = rng.next();
+        c.sides[i] = straddle && r % 8 == 0 ? KD_SIDE_BOTH : (r >> 32) & 1 ? KD_SIDE_LEFT : KD_SIDE_RIGHT;
+        both += c.sides[i] == KD_SIDE_BOTH;
+    }
+    if (segmented) {
+        uint32_t id = 0;
+        for (size_t i = 0; i < n;) {
+            const size_t len = 1 + rng.next() % 2000;
+            for (size_t j = 0; j < len && i < n; j++)
+                c.ids[i++] = id;
+            id += rng.next() % 8 == 0 ? 2 : 1;
+        }
+        c.num_segments = id;
+    }
+    c.want_out.resize(n + both);
+    c.want_left.resize(c.num_segments);
+    c.want_right.resize(c.num_segments);
+    kd_ref_payload p = {payload.data(), c.want_out.data(), 4};
+    return kd_ref_split_by_side(c.ids.data(), c.num_segments, c.sides.data(), n, &p, 1,
+                                c.want_left.data(), c.want_right.data(), &c.want_total, err);
+}
+
+} // namespace
+
+size_t split_device_bytes(size_t n)
+{
+    // payload in, out (up to 2n), ids, sides, flags, CUB's output, the split's
+    // temporary storage (about 2n words) and the copy's destination.
+    return 12 * n * sizeof(uint32_t) + 2 * n + ((size_t)64 << 20);
+}
+
+kd_status run_split(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows,
+                    kd_error *err)
+{
+    Rng rng{ctx->options.seed ^ (0x53504C49ull + n)};
+    std::vector<uint32_t> payload(n);
+    for (uint32_t &x : payload)
+        x = (uint32_t)(rng.next() >> 32);
+    DeviceBuffer<uint32_t> d_in, d_out, d_ids, d_counts;
+    DeviceBuffer<uint8_t> d_sides, d_flags;
+    DeviceBuffer<int> d_selected;
+    DeviceBuffer<unsigned char> d_temp;
+    cudaError_t e = d_in.alloc(n);
+    if (e == cudaSuccess)
+        e = d_out.alloc(2 * n);
+    if (e == cudaSuccess)
+        e = d_ids.alloc(n);
+    if (e == cudaSuccess)
+        e = d_sides.alloc(n);
+    if (e == cudaSuccess)
+        e = d_selected.alloc(1);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(d_in.ptr, payload.data(), n * 4, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "split inputs", e);
+
+    // Ours: one case per row; verify (poisoned outputs), then time.
+    auto run_ours = [&](const char *name, bool segmented, bool straddle, kd_profile_row *out) {
+        SplitCase c;
+        kd_status s = make_case(c, payload, segmented, straddle, rng, err);
+        if (s != KD_OK)
+            return s;
+        const size_t total = c.want_out.size();
+        const double bytes = 4.0 * n + 1.0 * n + 4.0 * total;
+        *out = make_row(KD_PROFILE_SPLIT, KD_PROFILE_OURS, name, 0, n, bytes);
+        kd_profile_row &row = *out;
+        cudaError_t e2 = d_counts.alloc(2 * (size_t)c.num_segments + 1);
+        if (e2 == cudaSuccess)
+            e2 = cudaMemcpy(d_ids.ptr, c.ids.data(), n * 4, cudaMemcpyHostToDevice);
+        if (e2 == cudaSuccess)
+            e2 = cudaMemcpy(d_sides.ptr, c.sides.data(), n, cudaMemcpyHostToDevice);
+        kd_split_payload p = {d_in.ptr, d_out.ptr, 4};
+        uint32_t *left = d_counts.ptr, *right = d_counts.ptr + c.num_segments,
+                 *d_total = d_counts.ptr + 2 * c.num_segments;
+        size_t temp_bytes = 0;
+        if (e2 == cudaSuccess)
+            e2 = kd_split_by_side(nullptr, &temp_bytes, d_ids.ptr, c.num_segments, d_sides.ptr, n, &p,
+                                  1, left, right, d_total, ctx->stream);
+        if (e2 == cudaSuccess)
+            e2 = d_temp.reserve(temp_bytes);
+        if (e2 != cudaSuccess)
+            return cuda_fail(err, name, e2);
+        Op op = [&, temp_bytes, p, left, right, d_total](cudaStream_t st) {
+            size_t tb = temp_bytes;
+            return kd_split_by_side(d_temp.ptr, &tb, d_ids.ptr, c.num_segments, d_sides.ptr, n, &p, 1,
+                                    left, right, d_total, st);
+        };
+        std::vector<uint32_t> got(total), counts(2 * (size_t)c.num_segments + 1);
+        e2 = cudaMemset(d_out.ptr, 0xCD, total * 4);
+        if (e2 == cudaSuccess)
+            e2 = cudaMemset(d_counts.ptr, 0xCD, counts.size() * 4);
+        if (e2 == cudaSuccess)
+            e2 = op(ctx->stream);
+        if (e2 == cudaSuccess)
+            e2 = cudaStreamSynchronize(ctx->stream);
+        if (e2 == cudaSuccess)
+            e2 = cudaMemcpy(got.data(), d_out.ptr, total * 4, cudaMemcpyDeviceToHost);
+        if (e2 == cudaSuccess)
+            e2 = cudaMemcpy(counts.data(), d_counts.ptr, counts.size() * 4, cudaMemcpyDeviceToHost);
+        if (e2 == cudaSuccess) {
+            const bool counts_ok =
+                std::equal(c.want_left.begin(), c.want_left.end(), counts.begin()) &&
+                std::equal(c.want_right.begin(), c.want_right.end(), counts.begin() + c.num_segments) &&
+                counts.back() == c.want_total;
+            if (got != c.want_out)
+                set_failed(row, "payload differs from the reference");
+            else if (!counts_ok)
+                set_failed(row, "counts or total differ from the reference");
+        }
+        Timing t;
+        if (e2 == cudaSuccess && row.status == KD_PROFILE_OK)
+            e2 = time_op(ctx, 2 * bytes + temp_bytes, op, &t);
+        if (e2 == cudaSuccess && row.status == KD_PROFILE_OK)
+            set_timing(row, t);
+        if (e2 != cudaSuccess) {
+            set_error(row, "running", e2);
+            (void)cudaGetLastError();
+            if ((e2 = cudaDeviceSynchronize()) != cudaSuccess)
+                return cuda_fail(err, name, e2);
+        }
+        return KD_OK;
+    };
+
+    kd_profile_row row;
+    kd_status s = run_ours("split-by-side, 1 segment, left/right", false, false, &row);
+    if (s != KD_OK)
+        return s;
+    rows.push_back(row);
+
+    {
+        // CUB on the same sides as flags (left = selected): lefts in order,
+        // then the rights in reverse order (CUB's convention).
+        std::vector<uint8_t> sides(n), flags(n);
+        e = cudaMemcpy(sides.data(), d_sides.ptr, n, cudaMemcpyDeviceToHost);
+        std::vector<uint32_t> want(n);
+        size_t selected = 0;
+        for (size_t i = 0; i < n; i++) {
+            flags[i] = sides[i] == KD_SIDE_LEFT;
+            if (flags[i])
+                want[selected++] = payload[i];
+        }
+        for (size_t i = 0, back = n; i < n; i++)
+            if (!flags[i])
+                want[--back] = payload[i];
+        if (e == cudaSuccess)
+            e = d_flags.alloc(n);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(d_flags.ptr, flags.data(), n, cudaMemcpyHostToDevice);
+        size_t temp_bytes = 0;
+        if (e == cudaSuccess)
+            e = cub::DevicePartition::Flagged(nullptr, temp_bytes, d_in.ptr, d_flags.ptr, d_out.ptr,
+                                              d_selected.ptr, (int64_t)n, ctx->stream);
+        if (e == cudaSuccess)
+            e = d_temp.reserve(temp_bytes);
+        if (e != cudaSuccess)
+            return cuda_fail(err, "cub DevicePartition::Flagged", e);
+        kd_profile_row cub = make_row(KD_PROFILE_SPLIT, KD_PROFILE_CUB, "cub DevicePartition::Flagged",
+                                      0, n, 9.0 * n);
+        Op op = [&, temp_bytes](cudaStream_t st) {
+            size_t tb = temp_bytes;
+            return cub::DevicePartition::Flagged(d_temp.ptr, tb, d_in.ptr, d_flags.ptr, d_out.ptr,
+                                                 d_selected.ptr, (int64_t)n, st);
+        };
+        std::vector<uint32_t> got(n);
+        int got_selected = -1;
+        e = cudaMemset(d_out.ptr, 0xCD, n * 4);
+        if (e == cudaSuccess)
+            e = op(ctx->stream);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(ctx->stream);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(got.data(), d_out.ptr, n * 4, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(&got_selected, d_selected.ptr, sizeof got_selected, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess && (got != want || (size_t)got_selected != selected))
+            set_failed(cub, "differs from the reference partition");
+        Timing t;
+        if (e == cudaSuccess && cub.status == KD_PROFILE_OK)
+            e = time_op(ctx, 18 * n, op, &t);
+        if (e != cudaSuccess)
+            return cuda_fail(err, cub.variant, e);
+        if (cub.status == KD_PROFILE_OK)
+            set_timing(cub, t);
+        rows.push_back(cub);
+    }
+
+    if ((s = run_ours("split-by-side, segments, 1/8 both", true, true, &row)) != KD_OK)
+        return s;
+    rows.push_back(row);
+
+    {
+        kd_profile_row copy = make_row(KD_PROFILE_SPLIT, KD_PROFILE_COPY, "copy (device to device)",
+                                       0, n, 8.0 * n);
+        Op op = [&](cudaStream_t st) {
+            return cudaMemcpyAsync(d_out.ptr, d_in.ptr, n * 4, cudaMemcpyDeviceToDevice, st);
+        };
+        Timing t;
+        e = time_op(ctx, 8 * n, op, &t);
+        std::vector<uint32_t> got(n);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(got.data(), d_out.ptr, n * 4, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            return cuda_fail(err, "timing the copy", e);
+        set_timing(copy, t);
+        if (got != payload)
+            set_failed(copy, "the copy differs from its source");
+        rows.push_back(copy);
+    }
+    const kd_profile_row copy = rows[3], cub = rows[1];
+    relate(rows[0], &copy, nullptr, &cub);
+    relate(rows[1], &copy, nullptr, nullptr);
+    relate(rows[2], &copy, nullptr, nullptr);
+    return KD_OK;
+}
+
+} // namespace kdp

@@ -1,0 +1,98 @@
+// Radix sort: the max reduction over the keys and the per-block digit
+// histograms of each pass (see radix_sort_internal.cuh).
+#include "radix_sort_internal.cuh"
+
+#include "temp_storage.cuh"
+#include "warp_scan.cuh"
+
+namespace {
+
+// Largest key: thread maxima, a warp reduction, one atomicMax per warp.
+__global__ void __launch_bounds__(256) sort_max_kernel(const uint32_t *d_keys, size_t n, bool vector_in,
+                                                       uint32_t *d_max)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t best = 0;
+    size_t tail = 0;
+    if (vector_in) {
+        const uint4 *keys4 = reinterpret_cast<const uint4 *>(d_keys);
+        const size_t n4 = n / 4;
+        for (size_t i = first; i < n4; i += stride) {
+            uint4 v = keys4[i];
+            best = max(best, max(max(v.x, v.y), max(v.z, v.w)));
+        }
+        tail = n4 * 4;
+    }
+    for (size_t i = tail + first; i < n; i += stride)
+        best = max(best, d_keys[i]);
+    best = __reduce_max_sync(KD_FULL_MASK, best);
+    if (kd_lane_id() == 0)
+        atomicMax(d_max, best);
+}
+
+// Digit counts of one block's chunk for one pass; per-warp counters in
+// shared memory keep equal keys from piling onto one atomic.
+__global__ void __launch_bounds__(SORT_THREADS) sort_histogram_kernel(sort_buffers b, int pass, uint32_t *d_table)
+{
+    const int passes = sort_num_passes(*b.max_key);
+    if (pass >= passes)
+        return;
+    const uint32_t *keys, *unused_values;
+    uint32_t *unused_keys_out, *unused_values_out;
+    sort_pass_buffers(b, pass, passes, &keys, &unused_values, &unused_keys_out, &unused_values_out);
+    const int shift = pass * SORT_RADIX_BITS;
+
+    __shared__ uint32_t s_counts[SORT_WARPS][SORT_DIGITS];
+    const unsigned t = threadIdx.x, warp = t / 32;
+#pragma unroll
+    for (int w = 0; w < SORT_WARPS; w++)
+        s_counts[w][t] = 0;
+    __syncthreads();
+
+    const size_t begin = (size_t)blockIdx.x * b.chunk;
+    const size_t end = min(b.n, begin + b.chunk);
+    uint32_t *counts = s_counts[warp];
+    if (b.keys_vector) {
+        // begin is a multiple of the tile, so 16-byte aligned.
+        const uint4 *keys4 = reinterpret_cast<const uint4 *>(keys + begin);
+        const size_t n4 = (end - begin) / 4;
+        for (size_t i = t; i < n4; i += SORT_THREADS) {
+            uint4 v = keys4[i];
+            atomicAdd(counts + ((v.x >> shift) & 0xffu), 1u);
+            atomicAdd(counts + ((v.y >> shift) & 0xffu), 1u);
+            atomicAdd(counts + ((v.z >> shift) & 0xffu), 1u);
+            atomicAdd(counts + ((v.w >> shift) & 0xffu), 1u);
+        }
+        for (size_t i = begin + n4 * 4 + t; i < end; i += SORT_THREADS)
+            atomicAdd(counts + ((keys[i] >> shift) & 0xffu), 1u);
+    } else {
+        for (size_t i = begin + t; i < end; i += SORT_THREADS)
+            atomicAdd(counts + ((keys[i] >> shift) & 0xffu), 1u);
+    }
+    __syncthreads();
+    uint32_t total = 0;
+#pragma unroll
+    for (int w = 0; w < SORT_WARPS; w++)
+        total += s_counts[w][t];
+    d_table[(size_t)t * b.num_blocks + blockIdx.x] = total;
+}
+
+} // namespace
+
+cudaError_t sort_launch_max(const sort_buffers &b, uint32_t *d_max, cudaStream_t stream)
+{
+    KD_TRY_CUDA(cudaMemsetAsync(d_max, 0, sizeof(uint32_t), stream));
+    const size_t wanted = (b.n + 256 * 16 - 1) / (256 * 16);
+    const unsigned blocks = (unsigned)(wanted < 4096 ? wanted : 4096);
+    sort_max_kernel<<<blocks, 256, 0, stream>>>(b.keys_in, b.n, (uintptr_t)b.keys_in % 16 == 0, d_max);
+    KD_TRY_LAUNCH();
+    return cudaSuccess;
+}
+
+cudaError_t sort_launch_histogram(const sort_buffers &b, int pass, uint32_t *d_table, cudaStream_t stream)
+{
+    sort_histogram_kernel<<<b.num_blocks, SORT_THREADS, 0, stream>>>(b, pass, d_table);
+    KD_TRY_LAUNCH();
+    return cudaSuccess;
+}

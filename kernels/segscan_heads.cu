@@ -1,0 +1,114 @@
+// Head flags to segment ids: an inclusive count of segment starts, minus one,
+// by the look-back scan (scan_lookback.cu) over 1-byte flags. Element 0
+// always starts a segment, whatever its flag says.
+#include "kd_primitives.h"
+
+#include "block_scan.cuh"
+#include "lookback.cuh"
+#include "temp_storage.cuh"
+
+namespace {
+
+const int HEAD_THREADS = 256;
+const int HEAD_VECS = 4; // 4 flags (one 32-bit word) per vector
+const int HEAD_TILE = HEAD_THREADS * HEAD_VECS * 4;
+
+__global__ void __launch_bounds__(HEAD_THREADS)
+heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t *states, unsigned *tile_counter,
+                    bool vector_in, bool vector_out)
+{
+    typedef kd_block_scan<HEAD_THREADS, HEAD_VECS, uint32_t> block_scan;
+    __shared__ typename block_scan::storage scan_storage;
+    __shared__ unsigned s_tile;
+    __shared__ uint32_t s_prefix;
+
+    const unsigned tile = kd_lookback_take_tile(tile_counter, &s_tile);
+    const size_t tile_base = (size_t)tile * HEAD_TILE;
+    const bool full_tile = tile_base + HEAD_TILE <= n;
+    const unsigned t = threadIdx.x;
+
+    uint32_t items[HEAD_VECS][4];
+    if (full_tile && vector_in) {
+        const uint32_t *words = reinterpret_cast<const uint32_t *>(d_flags + tile_base);
+#pragma unroll
+        for (int j = 0; j < HEAD_VECS; j++) {
+            uint32_t w = words[j * HEAD_THREADS + t];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                items[j][k] = ((w >> (8 * k)) & 0xffu) != 0;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < HEAD_VECS; j++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                size_t i = tile_base + (size_t)(j * HEAD_THREADS + t) * 4 + k;
+                items[j][k] = i < n ? d_flags[i] != 0 : 0u;
+            }
+    }
+    if (tile == 0 && t == 0)
+        items[0][0] = 1;
+    uint32_t heads[HEAD_VECS][4];
+#pragma unroll
+    for (int j = 0; j < HEAD_VECS; j++)
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            heads[j][k] = items[j][k];
+
+    const uint32_t aggregate = kd_tile_exclusive_scan<HEAD_THREADS, HEAD_VECS>(items, 0u, kd_sum_op(), scan_storage);
+    if (t < KD_WARP_THREADS) {
+        uint32_t prefix = kd_lookback_tile<kd_codec_u32>(states, tile, aggregate, kd_sum_op());
+        if (t == 0)
+            s_prefix = prefix;
+    }
+    __syncthreads();
+    // Inclusive count minus one = exclusive count + own flag - 1.
+    const uint32_t prefix = s_prefix - 1u;
+
+    if (full_tile && vector_out) {
+        uint4 *out4 = reinterpret_cast<uint4 *>(d_ids + tile_base);
+#pragma unroll
+        for (int j = 0; j < HEAD_VECS; j++)
+            out4[j * HEAD_THREADS + t] =
+                make_uint4(prefix + items[j][0] + heads[j][0], prefix + items[j][1] + heads[j][1],
+                           prefix + items[j][2] + heads[j][2], prefix + items[j][3] + heads[j][3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < HEAD_VECS; j++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                size_t i = tile_base + (size_t)(j * HEAD_THREADS + t) * 4 + k;
+                if (i < n)
+                    d_ids[i] = prefix + items[j][k] + heads[j][k];
+            }
+    }
+}
+
+} // namespace
+
+extern "C" cudaError_t kd_head_flags_to_segment_ids(void *d_temp, size_t *temp_bytes, const uint8_t *d_head_flags,
+                                                    uint32_t *d_segment_ids, size_t n, cudaStream_t stream)
+{
+    const size_t num_tiles_wide = (n + HEAD_TILE - 1) / HEAD_TILE;
+    if (temp_bytes == NULL || num_tiles_wide > 0x7fffffffu)
+        return cudaErrorInvalidValue;
+    const unsigned num_tiles = (unsigned)num_tiles_wide;
+    kd_temp_layout layout;
+    kd_temp_init(&layout);
+    const int slot_states = kd_temp_add(&layout, kd_lookback_state_bytes(num_tiles));
+    cudaError_t err;
+    if (kd_temp_is_query(&layout, d_temp, temp_bytes, &err) || n == 0)
+        return err;
+    if (d_head_flags == NULL || d_segment_ids == NULL)
+        return cudaErrorInvalidValue;
+
+    uint64_t *states = kd_temp_slot<uint64_t>(&layout, d_temp, slot_states);
+    unsigned *counter = kd_lookback_counter(states, num_tiles);
+    kd_lookback_init_kernel<<<kd_div_ceil_u32(num_tiles, 256), 256, 0, stream>>>(states, num_tiles, counter);
+    KD_TRY_LAUNCH();
+    heads_to_ids_kernel<<<num_tiles, HEAD_THREADS, 0, stream>>>(d_head_flags, d_segment_ids, n, states, counter,
+                                                               (uintptr_t)d_head_flags % 4 == 0,
+                                                               (uintptr_t)d_segment_ids % 16 == 0);
+    KD_TRY_LAUNCH();
+    return cudaSuccess;
+}

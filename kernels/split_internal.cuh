@@ -1,0 +1,125 @@
+// Split-by-side (split_by_side.cu), shared by its passes:
+//   count pass   (split_count.cu): per-tile numbers of left- and right-going
+//                elements and their running prefix by decoupled look-back;
+//                with several segments also each segment's start and end
+//                prefixes and its counts;
+//   scatter pass (split_scatter.cu): each element's addresses from that
+//                prefix and an in-tile scan; payloads are staged in shared
+//                memory in output order so global writes are coalesced.
+// Addresses (thesis, extended to "both" and to segments): with Lx[i] / Rx[i]
+// the numbers of left- / right-going elements before i over the whole input,
+// an element of segment s goes left to Lx[i] + Rx[start(s)] and right to
+// Rx[i] + Lx[end(s)]. One segment: Rx[start] = 0 and Lx[end] = all lefts.
+// The two counts travel as one 64-bit scan value (right << 32 | left).
+#ifndef KD_SPLIT_INTERNAL_CUH
+#define KD_SPLIT_INTERNAL_CUH
+
+#include <stdint.h>
+
+#include "kd_primitives.h"
+#include "lookback.cuh"
+
+#define SPLIT_THREADS 256
+#define SPLIT_VECS 2                                  // 4-element vectors per thread
+#define SPLIT_TILE (SPLIT_THREADS * SPLIT_VECS * 4)   // elements per scatter tile
+#define SPLIT_COUNT_WARPS (SPLIT_THREADS / 32)        // one-segment count pass:
+#define SPLIT_COUNT_TILE (SPLIT_TILE * SPLIT_COUNT_WARPS) // a warp counts a scatter tile
+#define SPLIT_STAGE_WORDS (2 * SPLIT_TILE)            // staging: a tile's outputs, 4-byte payload
+
+struct split_payload_desc {
+    const void *in;
+    void *out;
+    uint32_t words;     // payload size in 32-bit words: 1, 2 or 4
+    uint32_t vector_in; // input 16-byte aligned: load whole vectors
+};
+
+struct split_params {
+    const uint32_t *ids;        // NULL with one segment (never read then)
+    const uint8_t *sides;
+    size_t n;
+    uint32_t num_segments;
+    uint32_t sides_vector;      // sides 16-byte aligned
+    uint32_t ids_vector;        // ids 16-byte aligned
+    uint64_t *states;           // look-back words, one per counted tile
+    unsigned *tile_counter;
+    uint64_t *tile_prefix;      // per scatter tile: (right << 32 | left) before it
+    uint64_t *totals;           // whole input's (right << 32 | left)
+    uint32_t *seg_start_right;  // per segment: Rx at its first element
+    uint32_t *seg_end_left;     // per segment: Lx after its last element
+    uint32_t *left_counts;
+    uint32_t *right_counts;
+    uint32_t *out_total;
+    int num_payloads;
+    split_payload_desc payloads[KD_SPLIT_MAX_PAYLOADS];
+};
+
+// Look-back codec for the count pair; each count needs 31 bits (n < 2^31).
+struct split_count_codec {
+    typedef uint64_t value_type;
+    static __device__ __forceinline__ uint64_t pack(unsigned status, uint64_t v)
+    {
+        return ((uint64_t)status << 62) | ((v >> 32) << 31) | (v & 0x7fffffffu);
+    }
+    static __device__ __forceinline__ uint64_t unpack(uint64_t word)
+    {
+        return (((word >> 31) & 0x7fffffffu) << 32) | (word & 0x7fffffffu);
+    }
+    static __device__ __forceinline__ uint64_t identity() { return 0; }
+};
+
+// An element's contribution inside a tile: right << 16 | left (tiles hold
+// fewer than 2^16 elements, so the halves never carry into each other).
+__device__ __forceinline__ uint32_t split_tile_count(uint32_t side)
+{
+    return ((side >> 1) & 1u) << 16 | (side & 1u);
+}
+
+// Loads a scatter tile's sides (and ids with segments), striped by vector.
+template <bool SEGMENTED>
+__device__ __forceinline__ void split_load_tile(const split_params &p, size_t tile_base, bool full_tile,
+                                                uint32_t (&sides)[SPLIT_VECS][4], uint32_t (&ids)[SPLIT_VECS][4])
+{
+    const unsigned t = threadIdx.x;
+    if (full_tile && p.sides_vector) {
+        const uint32_t *words = reinterpret_cast<const uint32_t *>(p.sides + tile_base);
+#pragma unroll
+        for (int j = 0; j < SPLIT_VECS; j++) {
+            uint32_t w = words[j * SPLIT_THREADS + t];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                sides[j][k] = (w >> (8 * k)) & 0xffu;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < SPLIT_VECS; j++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
+                sides[j][k] = i < p.n ? p.sides[i] : 0u; // side 0 goes nowhere
+            }
+    }
+    if (!SEGMENTED)
+        return;
+    if (full_tile && p.ids_vector) {
+        const uint4 *ids4 = reinterpret_cast<const uint4 *>(p.ids + tile_base);
+#pragma unroll
+        for (int j = 0; j < SPLIT_VECS; j++) {
+            uint4 a = ids4[j * SPLIT_THREADS + t];
+            ids[j][0] = a.x, ids[j][1] = a.y, ids[j][2] = a.z, ids[j][3] = a.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < SPLIT_VECS; j++)
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
+                ids[j][k] = i < p.n ? p.ids[i] : p.ids[p.n - 1];
+            }
+    }
+}
+
+// Kernel launches of the two passes (n > 0; `segmented` = more than one segment).
+cudaError_t split_launch_count(const split_params &p, bool segmented, cudaStream_t stream);
+cudaError_t split_launch_scatter(const split_params &p, bool segmented, cudaStream_t stream);
+
+#endif

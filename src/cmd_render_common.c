@@ -1,0 +1,103 @@
+#include "cmd_render_common.h"
+
+#include <unistd.h>
+
+#include "cpu_render.h"
+
+void kd_cli_progress_start(kd_cli_progress *p, const char *command, const char *what, bool quiet)
+{
+    p->command = command;
+    p->what = what;
+    p->start = kd_render_now();
+    p->last_draw = 0.0;
+    p->enabled = !quiet && isatty(fileno(stderr));
+    p->drawn = false;
+}
+
+void kd_cli_progress_update(void *ctx, size_t done, size_t total)
+{
+    kd_cli_progress *p = ctx;
+    if (!p->enabled || total == 0)
+        return;
+    double now = kd_render_now();
+    if (now - p->start < 1.0 || now - p->last_draw < 0.1)
+        return;
+    p->last_draw = now;
+    p->drawn = true;
+    fprintf(stderr, "\rscankd %s: %s %3.0f%% (%zu/%zu)", p->command, p->what,
+            100.0 * (double)done / (double)total, done, total);
+    fflush(stderr);
+}
+
+void kd_cli_progress_end(kd_cli_progress *p)
+{
+    if (p->drawn) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    p->drawn = false;
+}
+
+void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, const kd_scene *scene)
+{
+    fprintf(f, "scene       %s: %u triangles (%llu dropped), loaded in %.1f ms\n", obj_path,
+            scene->mesh.num_triangles,
+            (unsigned long long)(scene->mesh.num_dropped_nonfinite + scene->mesh.num_dropped_zero_area),
+            scene->load_seconds * 1e3);
+    const kd_tree *t = &scene->tree;
+    if (tree_path)
+        fprintf(f, "tree        %s, loaded in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
+                tree_path, scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
+    else
+        fprintf(f, "tree        built on the CPU (exact SAH) in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
+                scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
+}
+
+void kd_cli_print_camera(FILE *f, const kd_camera *cam)
+{
+    fprintf(f, "camera      eye %g,%g,%g look %g,%g,%g up %g,%g,%g fov %g, %dx%d\n",
+            (double)cam->eye[0], (double)cam->eye[1], (double)cam->eye[2], (double)cam->look[0],
+            (double)cam->look[1], (double)cam->look[2], (double)cam->up[0], (double)cam->up[1],
+            (double)cam->up[2], (double)cam->fov_deg, cam->width, cam->height);
+}
+
+static void json_vec3(kd_json *json, const char *key, const float v[3])
+{
+    kd_json_key(json, key);
+    kd_json_begin_array(json);
+    for (int a = 0; a < 3; a++)
+        kd_json_number(json, v[a]);
+    kd_json_end_array(json);
+}
+
+void kd_cli_json_scene(kd_json *json, const char *obj_path, const char *tree_path,
+                       const kd_scene *scene)
+{
+    kd_json_kv_string(json, "scene", obj_path);
+    kd_json_kv_int(json, "triangles", scene->mesh.num_triangles);
+    kd_json_kv_number(json, "load_seconds", scene->load_seconds);
+    kd_json_key(json, "tree");
+    kd_json_begin_object(json);
+    if (tree_path)
+        kd_json_kv_string(json, "file", tree_path);
+    else
+        kd_json_kv_string(json, "builder", "cpu-sah");
+    kd_json_kv_number(json, "seconds", scene->tree_seconds);
+    kd_json_kv_int(json, "nodes", scene->tree.num_nodes);
+    kd_json_kv_int(json, "leaf_entries", scene->tree.num_leaf_indices);
+    kd_json_kv_int(json, "depth_cap", scene->tree.max_depth);
+    kd_json_end_object(json);
+}
+
+void kd_cli_json_camera(kd_json *json, const kd_camera *cam)
+{
+    kd_json_key(json, "camera");
+    kd_json_begin_object(json);
+    json_vec3(json, "eye", cam->eye);
+    json_vec3(json, "look", cam->look);
+    json_vec3(json, "up", cam->up);
+    kd_json_kv_number(json, "fov_deg", cam->fov_deg);
+    kd_json_kv_int(json, "width", cam->width);
+    kd_json_kv_int(json, "height", cam->height);
+    kd_json_end_object(json);
+}

@@ -1,0 +1,163 @@
+/* Splitting a node's sorted event lists into its children's (Wald & Havran
+ * 2006, section 5): classify the triangles by the split axis's events, copy
+ * the events of one-sided triangles in order, clip each straddler to both
+ * child boxes, sort its few new events and merge them in. */
+#include <stdlib.h>
+
+#include "cpu_build_internal.h"
+
+enum { SIDE_LEFT = 1, SIDE_RIGHT = 2, SIDE_BOTH = 3 };
+
+kd_status kd_split_scratch_init(kd_split_scratch *s, uint32_t num_triangles, kd_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->side = calloc(num_triangles ? num_triangles : 1, 1);
+    if (!s->side)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for split scratch");
+    return KD_OK;
+}
+
+void kd_split_scratch_free(kd_split_scratch *s)
+{
+    free(s->side);
+    free(s->straddlers);
+    free(s->fresh[0]);
+    free(s->fresh[1]);
+    free(s->sort_tmp);
+    memset(s, 0, sizeof *s);
+}
+
+static kd_status reserve(kd_split_scratch *s, uint32_t num_tris, kd_error *err)
+{
+    if (s->cap_straddlers >= num_tris)
+        return KD_OK;
+    size_t cap = s->cap_straddlers * 2 > num_tris ? s->cap_straddlers * 2 : num_tris;
+    free(s->straddlers);
+    free(s->fresh[0]);
+    free(s->fresh[1]);
+    free(s->sort_tmp);
+    s->straddlers = malloc(cap * sizeof *s->straddlers);
+    s->fresh[0] = malloc(6 * cap * sizeof(kd_event));
+    s->fresh[1] = malloc(6 * cap * sizeof(kd_event));
+    s->sort_tmp = malloc(2 * cap * sizeof(kd_event));
+    if (!s->straddlers || !s->fresh[0] || !s->fresh[1] || !s->sort_tmp) {
+        s->cap_straddlers = 0;
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for split scratch");
+    }
+    s->cap_straddlers = cap;
+    return KD_OK;
+}
+
+kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, const kd_aabb *box,
+                          int axis, float pos, kd_split_scratch *scratch, kd_event_lists *left,
+                          kd_event_lists *right, kd_error *err)
+{
+    kd_status st = reserve(scratch, parent->num_tris, err);
+    if (st)
+        return st;
+    uint8_t *side = scratch->side;
+    uint32_t *straddlers = scratch->straddlers;
+
+    /* Classify: left when clipped min <= pos, right when clipped max >= pos. */
+    uint32_t pos_key = kd_float_key(pos);
+    uint32_t num_left_only = 0, num_right_only = 0, num_straddlers = 0;
+    const kd_event *ev = parent->ev[axis];
+    for (uint32_t i = 0; i < parent->count[axis]; i++) {
+        uint32_t key = kd_event_key(ev[i]);
+        int type = kd_event_type(ev[i]);
+        uint32_t t = kd_event_tri(ev[i]);
+        uint8_t add = (uint8_t)((type != KD_EVENT_END && key <= pos_key ? SIDE_LEFT : 0) |
+                                (type != KD_EVENT_START && key >= pos_key ? SIDE_RIGHT : 0));
+        uint8_t old = side[t], now = (uint8_t)(old | add);
+        if (now == old)
+            continue;
+        side[t] = now;
+        if (old == SIDE_LEFT)
+            num_left_only--;
+        else if (old == SIDE_RIGHT)
+            num_right_only--;
+        if (now == SIDE_LEFT)
+            num_left_only++;
+        else if (now == SIDE_RIGHT)
+            num_right_only++;
+        else
+            straddlers[num_straddlers++] = t;
+    }
+
+    /* Clip the straddlers to each child box; their new events, per child and axis. */
+    kd_aabb child_box[2];
+    kd_split_boxes(box, axis, pos, &child_box[0], &child_box[1]);
+    kd_event *fresh[2][3];
+    uint32_t num_fresh[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    uint32_t num_kept[2] = {0, 0};
+    for (int c = 0; c < 2; c++)
+        for (int a = 0; a < 3; a++)
+            fresh[c][a] = scratch->fresh[c] + (size_t)a * 2 * num_straddlers;
+    for (uint32_t i = 0; i < num_straddlers; i++) {
+        float v[3][3];
+        kd_mesh_triangle(mesh, straddlers[i], v);
+        for (int c = 0; c < 2; c++) {
+            kd_aabb b;
+            if (kd_clip_triangle_bounds(v, &child_box[c], &b)) {
+                kd_events_emit(straddlers[i], &b, fresh[c], num_fresh[c]);
+                num_kept[c]++;
+            }
+        }
+    }
+    for (int c = 0; c < 2; c++)
+        for (int a = 0; a < 3; a++)
+            kd_events_sort(fresh[c][a], scratch->sort_tmp, num_fresh[c][a]);
+
+    /* Room for the children: at most two events per one-sided triangle and axis. */
+    uint32_t cap_l[3], cap_r[3];
+    for (int a = 0; a < 3; a++) {
+        cap_l[a] = 2 * num_left_only + num_fresh[0][a];
+        cap_r[a] = 2 * num_right_only + num_fresh[1][a];
+    }
+    st = kd_event_lists_alloc(left, cap_l, err);
+    if (st == KD_OK) {
+        st = kd_event_lists_alloc(right, cap_r, err);
+        if (st)
+            kd_event_lists_free(left);
+    }
+    if (st) {
+        for (uint32_t i = 0; i < parent->count[axis]; i++)
+            side[kd_event_tri(ev[i])] = 0;
+        return st;
+    }
+
+    /* One ordered pass per axis sends each one-sided event to its child,
+     * merging the sorted straddler events in on the way. */
+    for (int a = 0; a < 3; a++) {
+        const kd_event *in = parent->ev[a];
+        kd_event *out_l = left->ev[a], *out_r = right->ev[a];
+        const kd_event *fl = fresh[0][a], *fl_end = fl + num_fresh[0][a];
+        const kd_event *fr = fresh[1][a], *fr_end = fr + num_fresh[1][a];
+        for (uint32_t i = 0; i < parent->count[a]; i++) {
+            kd_event e = in[i];
+            uint8_t s = side[kd_event_tri(e)];
+            if (s == SIDE_LEFT) {
+                while (fl < fl_end && *fl < e)
+                    *out_l++ = *fl++;
+                *out_l++ = e;
+            } else if (s == SIDE_RIGHT) {
+                while (fr < fr_end && *fr < e)
+                    *out_r++ = *fr++;
+                *out_r++ = e;
+            }
+        }
+        while (fl < fl_end)
+            *out_l++ = *fl++;
+        while (fr < fr_end)
+            *out_r++ = *fr++;
+        left->count[a] = (uint32_t)(out_l - left->ev[a]);
+        right->count[a] = (uint32_t)(out_r - right->ev[a]);
+    }
+    left->num_tris = num_left_only + num_kept[0];
+    right->num_tris = num_right_only + num_kept[1];
+
+    /* Leave the side array all zero for the next node. */
+    for (uint32_t i = 0; i < parent->count[axis]; i++)
+        side[kd_event_tri(ev[i])] = 0;
+    return KD_OK;
+}

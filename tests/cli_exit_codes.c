@@ -1,0 +1,43 @@
+/* The scankd CLI's generic contract: --help on the tool and on every subcommand
+ * exits 0 with a usage text on stdout; no command, or an unknown one, is a usage
+ * error (exit 2) explained on stderr. */
+#include "cli_run.h"
+
+static cli_result g_run;
+
+static void expect(const char *const *args, int want_code, const char *want_out, const char *want_err)
+{
+    cli_run(&g_run, args);
+    const char *what = cli_describe(args);
+    CHECK_MSG(g_run.exit_code == want_code, "%s: exit %d, want %d (stderr: %s)", what, g_run.exit_code,
+              want_code, g_run.err);
+    if (want_out)
+        CHECK_MSG(strstr(g_run.out, want_out) != NULL, "%s: stdout lacks '%s': %s", what, want_out, g_run.out);
+    if (want_err)
+        CHECK_MSG(strstr(g_run.err, want_err) != NULL, "%s: stderr lacks '%s': %s", what, want_err, g_run.err);
+}
+
+int main(void)
+{
+    expect((const char *[]){"--help", NULL}, 0, "usage: scankd", NULL);
+    CHECK_MSG(g_run.err[0] == '\0', "--help wrote to stderr: %s", g_run.err);
+    expect((const char *[]){"-h", NULL}, 0, "usage: scankd", NULL);
+    expect((const char *[]){NULL}, 2, NULL, "scankd: no command given");
+    CHECK_MSG(g_run.out[0] == '\0', "usage error wrote to stdout: %s", g_run.out);
+    expect((const char *[]){"frobnicate", NULL}, 2, NULL, "unknown command 'frobnicate'");
+    expect((const char *[]){"--bogus", NULL}, 2, NULL, "'--bogus'");
+
+    static const char *const commands[] = {"build", "render", "verify", "stats", "bench", "profile", "demo", "info"};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "scankd %s", commands[i]);
+        expect((const char *[]){commands[i], "--help", NULL}, 0, want, NULL);
+        /* The tool's own help lists every subcommand. */
+        cli_result help;
+        cli_run(&help, (const char *[]){"--help", NULL});
+        char listed[64];
+        snprintf(listed, sizeof listed, "  %s ", commands[i]);
+        CHECK_MSG(strstr(help.out, listed) != NULL, "scankd --help does not list %s", commands[i]);
+    }
+    return kd_test_finish("cli_exit_codes");
+}

@@ -1,0 +1,216 @@
+/* The GPU builder's pipeline run on the CPU (host emulation: every kernel's
+ * per-element code, plain loops for the primitives), so its logic is tested
+ * where there is no GPU. Trees must pass the verifier, be deterministic,
+ * survive degenerate scenes, respect the memory cap and stay within 10% of
+ * the CPU exact-SAH builder's cost. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_build.h"
+#include "gpu_build.h"
+#include "gpu_build_check.h"
+#include "test_support.h"
+
+static kd_status build(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
+                       kd_error *err)
+{
+    return kd_build_gpu_emulated(mesh, opts, tree, NULL, err);
+}
+
+/* Builds twice, checks the tree and that both builds are the same bytes. */
+static void check_scene(const char *label, const kd_mesh *mesh, const kd_gpu_build_options *opts,
+                        uint32_t num_rays)
+{
+    kd_tree a, b;
+    kd_error err;
+    kd_status st = build(mesh, opts, &a, &err);
+    CHECK_MSG(st == KD_OK, "%s: %s", label, err.message);
+    if (st != KD_OK)
+        return;
+    gb_check_tree(label, mesh, &a, num_rays);
+    st = build(mesh, opts, &b, &err);
+    CHECK_MSG(st == KD_OK, "%s (again): %s", label, err.message);
+    if (st == KD_OK)
+        CHECK_MSG(gb_trees_equal(&a, &b), "%s: two builds differ", label);
+    kd_tree_free(&a);
+    kd_tree_free(&b);
+}
+
+static void test_synthetic(void)
+{
+    static const uint32_t sizes[] = {40, 3000};
+    for (int kind = 0; kind < GB_SCENE_NUM_KINDS; kind++) {
+        for (int si = 0; si < 2; si++) {
+            kd_mesh mesh;
+            gb_make_scene(&mesh, (gb_scene_kind)kind, sizes[si], 7u + (uint32_t)kind);
+            for (int split = 0; split < 2; split++) {
+                for (int small = 0; small < 2; small++) {
+                    kd_gpu_build_options o;
+                    gb_options(&o, (kd_large_split)split);
+                    o.small_node_threshold = small ? 8 : 64;
+                    char label[128];
+                    snprintf(label, sizeof label, "%s %u, %s, threshold %d",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si],
+                             kd_large_split_name(o.large_split), o.small_node_threshold);
+                    check_scene(label, &mesh, &o, 800);
+                }
+            }
+            kd_mesh_free(&mesh);
+        }
+    }
+}
+
+/* Thousands of identical triangles must end in one leaf, not in a blow-up. */
+static void test_identical_bounded(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_IDENTICAL, 5000, 1);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_MEDIAN);
+    kd_tree t;
+    kd_error err;
+    CHECK(build(&mesh, &o, &t, &err) == KD_OK);
+    CHECK_MSG(t.num_leaf_indices <= 2 * mesh.num_triangles, "%u references for %u triangles",
+              t.num_leaf_indices, mesh.num_triangles);
+    kd_tree_free(&t);
+    kd_mesh_free(&mesh);
+}
+
+static void test_limits(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 4000, 3);
+    kd_gpu_build_options o;
+    kd_tree t;
+    kd_error err;
+
+    /* A tiny depth cap: large nodes turn into leaves at the cap. */
+    gb_options(&o, KD_LARGE_SPLIT_MEDIAN);
+    o.params.max_depth = 3;
+    CHECK(build(&mesh, &o, &t, &err) == KD_OK);
+    CHECK(t.max_depth == 3);
+    gb_check_tree("depth cap 3", &mesh, &t, 400);
+    kd_tree_free(&t);
+
+    /* A tight reference budget: the large stage stops early, still right. */
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.max_refs_per_triangle = 2.0f;
+    o.small_node_threshold = 4;
+    CHECK(build(&mesh, &o, &t, &err) == KD_OK);
+    gb_check_tree("budget 2", &mesh, &t, 400);
+    kd_tree_free(&t);
+
+    /* Bad options are refused. */
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.small_node_threshold = 65;
+    CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.sah_bins = 1;
+    CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
+    kd_mesh_free(&mesh);
+}
+
+static void test_memory(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 3000, 5);
+    kd_gpu_builder *b = NULL;
+    kd_error err;
+    CHECK(kd_gpu_builder_create(&b, 1, &err) == KD_OK);
+    CHECK(kd_gpu_builder_set_mesh(b, &mesh, &err) == KD_OK);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+
+    /* Under a cap far too small: the out-of-memory error and its message.
+     * The cap covers all the builder holds, its copy of the mesh included. */
+    size_t mesh_bytes = kd_gpu_builder_device_bytes(b);
+    o.max_device_bytes = mesh_bytes + 64 * 1024;
+    kd_status st = kd_gpu_builder_build(b, &o, NULL, &err);
+    CHECK_MSG(st == KD_ERR_DEVICE_OOM, "capped build gave %d: %s", (int)st, err.message);
+    CHECK_MSG(strstr(err.message, "needs") && strstr(err.message, "MiB free"), "message: %s",
+              err.message);
+    CHECK(kd_gpu_builder_device_bytes(b) <= o.max_device_bytes);
+
+    /* The same builder recovers without the cap, and repeated builds reuse
+     * their buffers: nothing grows, the trees are the same. */
+    o.max_device_bytes = 0;
+    kd_tree first, again;
+    CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    CHECK(kd_gpu_builder_download(b, &first, &err) == KD_OK);
+    size_t held = kd_gpu_builder_device_bytes(b);
+    for (int i = 0; i < 3; i++)
+        CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    CHECK(kd_gpu_builder_download(b, &again, &err) == KD_OK);
+    CHECK_MSG(kd_gpu_builder_device_bytes(b) == held, "held %zu, then %zu", held,
+              kd_gpu_builder_device_bytes(b));
+    CHECK(gb_trees_equal(&first, &again));
+
+    /* A cap that fits lets the build through (releasing what it held above it). */
+    o.max_device_bytes = held + held / 2;
+    CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    kd_tree capped;
+    CHECK(kd_gpu_builder_download(b, &capped, &err) == KD_OK);
+    CHECK(gb_trees_equal(&first, &capped));
+    kd_tree_free(&first);
+    kd_tree_free(&again);
+    kd_tree_free(&capped);
+    kd_gpu_builder_destroy(b);
+    kd_mesh_free(&mesh);
+}
+
+static void test_empty_mesh(void)
+{
+    kd_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    kd_tree t;
+    kd_error err;
+    kd_status st = build(&mesh, &o, &t, &err);
+    CHECK_MSG(st == KD_OK, "empty mesh: %s", err.message);
+    if (st == KD_OK) {
+        CHECK(t.num_nodes == 1 && kd_node_is_leaf(t.nodes[0]) && kd_node_num_prims(t.nodes[0]) == 0);
+        kd_tree_free(&t);
+    }
+}
+
+/* Real scenes: right trees, and the SAH cost near the CPU exact-SAH tree's. */
+static void test_shared(void)
+{
+    static const char *const scenes[] = {"cornell_box_original", "utah_teapot", "armadillo_30k_bikker"};
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
+        kd_mesh mesh;
+        if (!gb_load_shared(scenes[i], &mesh))
+            continue;
+        kd_gpu_build_options o;
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        kd_tree gpu, cpu;
+        kd_error err;
+        kd_status st = build(&mesh, &o, &gpu, &err);
+        CHECK_MSG(st == KD_OK, "%s: %s", scenes[i], err.message);
+        if (st == KD_OK) {
+            gb_check_tree(scenes[i], &mesh, &gpu, 1200);
+            st = kd_build_cpu(&mesh, &o.params, &cpu, NULL, &err);
+            CHECK_MSG(st == KD_OK, "%s (CPU): %s", scenes[i], err.message);
+            if (st == KD_OK) {
+                double g = gb_sah_cost(&gpu), c = gb_sah_cost(&cpu);
+                printf("%s: SAH cost emulated GPU %.3f, CPU %.3f, ratio %.3f\n", scenes[i], g, c, g / c);
+                CHECK_MSG(g <= 1.10 * c, "%s: SAH %.3f is over 1.1x the CPU tree's %.3f", scenes[i], g, c);
+                kd_tree_free(&cpu);
+            }
+            kd_tree_free(&gpu);
+        }
+        kd_mesh_free(&mesh);
+    }
+}
+
+int main(void)
+{
+    test_empty_mesh();
+    test_synthetic();
+    test_identical_bounded();
+    test_limits();
+    test_memory();
+    test_shared();
+    return kd_test_finish("gpu_build_emulated");
+}
