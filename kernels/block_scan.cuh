@@ -40,32 +40,64 @@ struct kd_block_scan {
                 s.warp_totals[c][warp] = inclusive[c];
         }
         __syncthreads();
+        // Every warp scans the (at most 32) warp totals itself, one per lane,
+        // so each thread reads one shared word per chain.
+        T warp_scan[NUM];
+#pragma unroll
+        for (int c = 0; c < NUM; c++)
+            warp_scan[c] = lane < (unsigned)WARPS ? s.warp_totals[c][lane] : identity;
+#pragma unroll
+        for (unsigned delta = 1; delta < (unsigned)WARPS; delta *= 2) {
+            T from_below[NUM];
+#pragma unroll
+            for (int c = 0; c < NUM; c++)
+                from_below[c] = kd_shfl_up(warp_scan[c], delta);
+            if (lane >= delta) {
+#pragma unroll
+                for (int c = 0; c < NUM; c++)
+                    warp_scan[c] = op(from_below[c], warp_scan[c]);
+            }
+        }
 #pragma unroll
         for (int c = 0; c < NUM; c++) {
-            T warp_prefix = identity;
-            T total = identity;
-#pragma unroll
-            for (int w = 0; w < WARPS; w++) {
-                T t = s.warp_totals[c][w];
-                if (w < (int)warp)
-                    warp_prefix = op(warp_prefix, t);
-                total = op(total, t);
-            }
+            const T earlier_warps = kd_shfl_idx(warp_scan[c], warp == 0 ? 0 : (int)warp - 1);
+            const T warp_prefix = warp == 0 ? identity : earlier_warps;
+            totals[c] = kd_shfl_idx(warp_scan[c], WARPS - 1);
             T below = kd_shfl_up(inclusive[c], 1);
             values[c] = lane == 0 ? warp_prefix : op(warp_prefix, below);
-            totals[c] = total;
         }
     }
 };
 
-// Exclusive scan of a striped tile (see the top of this file) within the
-// block: items[j][k] becomes the op-sum of every tile element before it.
-// Returns the tile's aggregate (in every thread). One __syncthreads inside.
+// Tile-level step of a striped tile (see the top of this file): given each
+// thread's per-vector sums, returns in vector_sums[j] the op-sum of every tile
+// element before vector j of this thread, and the tile's aggregate as the
+// result (in every thread). Kernels that only need per-vector prefixes (and
+// redo the few in-vector steps themselves) keep fewer values in registers.
+// One __syncthreads inside.
+template <int THREADS, int VECS, typename T, typename Op>
+__device__ __forceinline__ T kd_tile_vector_prefix(T (&vector_sums)[VECS], T identity, Op op,
+                                                   typename kd_block_scan<THREADS, VECS, T>::storage &s)
+{
+    T totals[VECS];
+    kd_block_scan<THREADS, VECS, T>::exclusive_scan(vector_sums, totals, identity, op, s);
+    T before = identity; // everything in vectors j' < j, across all threads
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        vector_sums[j] = op(before, vector_sums[j]);
+        before = op(before, totals[j]);
+    }
+    return before;
+}
+
+// Exclusive scan of a striped tile within the block: items[j][k] becomes the
+// op-sum of every tile element before it. Returns the tile's aggregate (in
+// every thread). One __syncthreads inside.
 template <int THREADS, int VECS, typename T, typename Op>
 __device__ __forceinline__ T kd_tile_exclusive_scan(T (&items)[VECS][4], T identity, Op op,
                                                     typename kd_block_scan<THREADS, VECS, T>::storage &s)
 {
-    T vector_sums[VECS];
+    T prefix[VECS];
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
         T running = items[j][0];
@@ -76,20 +108,15 @@ __device__ __forceinline__ T kd_tile_exclusive_scan(T (&items)[VECS][4], T ident
             items[j][k] = running;
             running = next;
         }
-        vector_sums[j] = running;
+        prefix[j] = running;
     }
-    T totals[VECS];
-    kd_block_scan<THREADS, VECS, T>::exclusive_scan(vector_sums, totals, identity, op, s);
-    T before = identity; // everything in vectors j' < j, across all threads
+    const T aggregate = kd_tile_vector_prefix<THREADS, VECS>(prefix, identity, op, s);
 #pragma unroll
-    for (int j = 0; j < VECS; j++) {
-        T prefix = op(before, vector_sums[j]);
+    for (int j = 0; j < VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            items[j][k] = op(prefix, items[j][k]);
-        before = op(before, totals[j]);
-    }
-    return before;
+            items[j][k] = op(prefix[j], items[j][k]);
+    return aggregate;
 }
 
 // Sum operator on unsigned words (wrapping, so int32 sums are well defined).

@@ -103,9 +103,10 @@ struct kd_gb_scalars {
     uint32_t new_small_refs;
     uint32_t new_leaf_refs;
     uint32_t new_pool_nodes;
-    uint32_t small_work;       // small stage: next root to take
-    uint32_t pool_count;       // small stage: pool nodes allocated
-    uint32_t pool_overflow;    // small stage: the pool was too small
+    uint32_t task_count;       // small stage: tasks so far (roots first)
+    uint32_t wave_begin;       // small stage: the current wave of tasks
+    uint32_t wave_end;
+    uint32_t pool_overflow;    // small stage: the task array was too small
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t bad_index;        // preprocess: a vertex index was out of range
 };
@@ -146,6 +147,7 @@ enum kd_gb_buffer_id {
     KD_GB_OUT_START,
     KD_GB_BINS,
     KD_GB_SROOTS,
+    KD_GB_STASKS,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,
     KD_GB_O_SIZE,
@@ -281,6 +283,7 @@ struct kd_gb_build_state {
     uint32_t num_small_roots;
     uint32_t num_small_refs;
     uint32_t num_leaf_refs;       // large-stage leaf references
+    uint32_t min_small_depth;     // depth of the shallowest small root
     kd_gpu_build_profile *profile;
 };
 

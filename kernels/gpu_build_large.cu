@@ -340,7 +340,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     pp.small_threshold = threshold;
     pp.max_bad_refines = (uint32_t)o->params.max_bad_refines;
 
-    while (num_nodes > 0) {
+    for (uint32_t depth = 0; num_nodes > 0; depth++) {
         // Room for the level: a split at most doubles the references.
         size_t max_out = 2 * (size_t)num_refs;
         if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull)
@@ -449,6 +449,8 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_map(b, counts.split_total + num_refs, sc, "scattering references", err));
 
         s->pool_count += counts.new_pool_nodes;
+        if (s->num_small_roots == 0 && counts.new_small_roots > 0)
+            s->min_small_depth = depth + 1;
         s->num_small_roots += counts.new_small_roots;
         s->num_small_refs += counts.new_small_refs;
         s->num_leaf_refs += counts.new_leaf_refs;

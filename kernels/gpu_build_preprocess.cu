@@ -157,6 +157,7 @@ kd_status kd_gb_stage_preprocess(kd_gpu_builder *b, kd_gb_build_state *s, kd_err
         KD_GB_TRY(kd_gb_map(b, n, copy, "copying the root's references", err));
         s->num_small_roots = 1;
         s->num_small_refs = n;
+        s->min_small_depth = 0;
     }
     return KD_OK;
 }

@@ -36,6 +36,18 @@ __device__ __forceinline__ void kd_store_relaxed_u64(uint64_t *p, uint64_t v)
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+__device__ __forceinline__ uint32_t kd_load_relaxed_u32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void kd_store_relaxed_u32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 // 32-bit sums (int32 scans wrap, so they travel as uint32).
 struct kd_codec_u32 {
     typedef uint32_t value_type;
@@ -105,38 +117,22 @@ kd_lookback_tile(uint64_t *states, unsigned tile, typename Codec::value_type agg
     return exclusive;
 }
 
-// Tiles are handed out in launch order through an atomic counter rather than
-// blockIdx: a block then only ever waits on tiles already taken by running
-// blocks, so the look-back cannot deadlock whatever the scheduler does.
-__device__ __forceinline__ unsigned kd_lookback_take_tile(unsigned *tile_counter, unsigned *s_tile)
-{
-    if (threadIdx.x == 0)
-        *s_tile = atomicAdd(tile_counter, 1u);
-    __syncthreads();
-    return *s_tile;
-}
-
-// Resets the tile words (all INVALID) and the tile counter before a pass.
-static __global__ void kd_lookback_init_kernel(uint64_t *states, unsigned num_tiles, unsigned *tile_counter)
+// Resets the tile words (all INVALID) before a pass.
+//
+// Tiles are taken in blockIdx order, as CUB does: blocks are dispatched in
+// index order, so every predecessor a block waits on is already resident or
+// finished, and the look-back always ends.
+static __global__ void kd_lookback_init_kernel(uint64_t *states, unsigned num_tiles)
 {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < num_tiles)
         states[i] = 0;
-    if (i == 0)
-        *tile_counter = 0;
 }
 
-// Temporary bytes for the tile words of `num_tiles` tiles plus the counter.
+// Temporary bytes for the tile words of `num_tiles` tiles.
 static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
 {
-    return (size_t)num_tiles * sizeof(uint64_t) + 256;
-}
-
-// The counter sits after the tile words (aligned), in the same sub-buffer.
-static inline unsigned *kd_lookback_counter(uint64_t *states, unsigned num_tiles)
-{
-    size_t words = ((size_t)num_tiles + 31) / 32 * 32;
-    return reinterpret_cast<unsigned *>(states + words);
+    return (size_t)num_tiles * sizeof(uint64_t);
 }
 
 #endif

@@ -193,7 +193,9 @@ extern "C" kd_status kd_profile_context_create(kd_profile_context **out,
         ctx->device.cc_major = prop.major;
         ctx->device.cc_minor = prop.minor;
         ctx->device.l2_bytes = (size_t)prop.l2CacheSize;
-        e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+        // A blocking stream: the plain cudaMemcpy/cudaMemset calls that set up
+        // inputs and read results (legacy default stream) stay ordered with it.
+        e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamDefault);
     }
     ctx->flush_bytes = 2 * ctx->device.l2_bytes;
     if (e == cudaSuccess && ctx->flush_bytes > 0)

@@ -170,7 +170,7 @@ kd_status run_reduce(kd_profile_context *ctx, size_t n, std::vector<kd_profile_r
                                    cudaMemcpyDeviceToDevice, st);
         };
         Timing t;
-        e = cudaMemset(d_copy.ptr, 0xFF, n * sizeof(float));
+        e = cudaMemsetAsync(d_copy.ptr, 0xFF, n * sizeof(float), ctx->stream);
         if (e == cudaSuccess)
             e = time_op(ctx, 2 * n * sizeof(float), run, &t);
         std::vector<float> back(n);

@@ -227,45 +227,65 @@ kd_status run_scan(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row
 kd_status sweep_scan(kd_profile_context *ctx, size_t n, const int *block_sizes, int count,
                      std::vector<kd_profile_row> &rows, kd_error *err)
 {
-    // The look-back scan's tile shapes ("threads x items"): each is a block
-    // size and a number of items per thread.
+    // The look-back scan's and the segmented scan's tile shapes ("threads x
+    // items"): each is a block size and a number of items per thread; shape 0
+    // of each family is the one its public launcher uses.
     ScanBench b;
-    kd_status s = b.setup(ctx, n, false, err);
+    kd_status s = b.setup(ctx, n, true, err);
     if (s != KD_OK)
         return s;
-    const size_t first_row = rows.size();
-    for (int config = 0; config < KD_SCAN_LOOKBACK_NUM_CONFIGS; config++) {
-        const char *shape = kd_scan_lookback_config_name(config);
-        const char *x = strchr(shape, 'x');
-        const int threads = atoi(shape);
-        bool wanted = false;
-        for (int i = 0; i < count; i++)
-            wanted |= block_sizes[i] == threads;
-        if (!x || !wanted)
-            continue;
-        char name[KD_PROFILE_NAME_BYTES];
-        snprintf(name, sizeof name, "scan-lookback, %s items/thread", x + 1);
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, name, threads, n, 8.0 * n);
-        s = b.measure_with_temp(
-            row,
-            [&, config](void *t, size_t *tb, cudaStream_t st) {
-                return kd_scan_lookback_run(config, t, tb, reinterpret_cast<const uint32_t *>(b.d_in.ptr),
-                                            reinterpret_cast<uint32_t *>(b.d_out.ptr), n, st);
-            },
-            b.want, 8 * n, err);
-        if (s != KD_OK)
-            return s;
-        rows.push_back(row);
+    struct Family {
+        const char *label;
+        int num_configs;
+        const char *(*config_name)(int);
+        bool segmented;
+    };
+    const Family families[2] = {
+        {"scan-lookback", KD_SCAN_LOOKBACK_NUM_CONFIGS, kd_scan_lookback_config_name, false},
+        {"segmented-scan", KD_SEGSCAN_NUM_CONFIGS, kd_segscan_config_name, true},
+    };
+    const size_t all_first = rows.size();
+    for (const Family &family : families) {
+        const size_t first_row = rows.size();
+        int default_row = -1;
+        for (int config = 0; config < family.num_configs; config++) {
+            const char *shape = family.config_name(config);
+            const char *x = strchr(shape, 'x');
+            const int threads = atoi(shape);
+            bool wanted = false;
+            for (int i = 0; i < count; i++)
+                wanted |= block_sizes[i] == threads;
+            if (!x || !wanted)
+                continue;
+            char name[KD_PROFILE_NAME_BYTES];
+            snprintf(name, sizeof name, "%s, %s items/thread", family.label, x + 1);
+            kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, name, threads, n,
+                                          family.segmented ? 12.0 * n : 8.0 * n);
+            const bool seg = family.segmented;
+            s = b.measure_with_temp(
+                row,
+                [&, config, seg](void *t, size_t *tb, cudaStream_t st) {
+                    const uint32_t *in = reinterpret_cast<const uint32_t *>(b.d_in.ptr);
+                    uint32_t *out = reinterpret_cast<uint32_t *>(b.d_out.ptr);
+                    return seg ? kd_segscan_run(config, t, tb, b.d_ids.ptr, in, out, n, st)
+                               : kd_scan_lookback_run(config, t, tb, in, out, n, st);
+                },
+                seg ? b.want_seg : b.want, seg ? 12 * n : 8 * n, err);
+            if (s != KD_OK)
+                return s;
+            if (config == 0)
+                default_row = (int)rows.size();
+            rows.push_back(row);
+        }
+        if (default_row >= 0) {
+            const kd_profile_row reference = rows[default_row];
+            for (size_t i = first_row; i < rows.size(); i++)
+                relate(rows[i], nullptr, &reference, nullptr);
+        }
     }
-    if (rows.size() > first_row) {
-        const kd_profile_row reference = rows[first_row]; // config 0 is KD_SCAN_LOOKBACK's
-        for (size_t i = first_row; i < rows.size(); i++)
-            relate(rows[i], nullptr, &reference, nullptr);
-    } else {
+    if (rows.size() == all_first)
         return kd_error_set(err, KD_ERR_UNSUPPORTED,
-                            "the look-back scan's tile shapes use 128, 256 or 512 threads; none "
-                            "was asked for");
-    }
+                            "the scans' tile shapes use 128, 256 or 512 threads; none was asked for");
     return KD_OK;
 }
 

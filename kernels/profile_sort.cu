@@ -54,9 +54,9 @@ kd_status run_sort(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row
             size_t tb = temp_bytes;
             return launch(d_temp.ptr, tb, st);
         };
-        e2 = cudaMemset(d_keys_out.ptr, 0xCD, n * 4);
+        e2 = cudaMemsetAsync(d_keys_out.ptr, 0xCD, n * 4, ctx->stream);
         if (e2 == cudaSuccess)
-            e2 = cudaMemset(d_values_out.ptr, 0xCD, n * 4);
+            e2 = cudaMemsetAsync(d_values_out.ptr, 0xCD, n * 4, ctx->stream);
         if (e2 == cudaSuccess)
             e2 = op(ctx->stream);
         if (e2 == cudaSuccess)

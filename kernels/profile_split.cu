@@ -119,9 +119,9 @@ kd_status run_split(kd_profile_context *ctx, size_t n, std::vector<kd_profile_ro
                                     left, right, d_total, st);
         };
         std::vector<uint32_t> got(total), counts(2 * (size_t)c.num_segments + 1);
-        e2 = cudaMemset(d_out.ptr, 0xCD, total * 4);
+        e2 = cudaMemsetAsync(d_out.ptr, 0xCD, total * 4, ctx->stream);
         if (e2 == cudaSuccess)
-            e2 = cudaMemset(d_counts.ptr, 0xCD, counts.size() * 4);
+            e2 = cudaMemsetAsync(d_counts.ptr, 0xCD, counts.size() * 4, ctx->stream);
         if (e2 == cudaSuccess)
             e2 = op(ctx->stream);
         if (e2 == cudaSuccess)
@@ -131,14 +131,29 @@ kd_status run_split(kd_profile_context *ctx, size_t n, std::vector<kd_profile_ro
         if (e2 == cudaSuccess)
             e2 = cudaMemcpy(counts.data(), d_counts.ptr, counts.size() * 4, cudaMemcpyDeviceToHost);
         if (e2 == cudaSuccess) {
-            const bool counts_ok =
-                std::equal(c.want_left.begin(), c.want_left.end(), counts.begin()) &&
-                std::equal(c.want_right.begin(), c.want_right.end(), counts.begin() + c.num_segments) &&
-                counts.back() == c.want_total;
-            if (got != c.want_out)
-                set_failed(row, "payload differs from the reference");
-            else if (!counts_ok)
-                set_failed(row, "counts or total differ from the reference");
+            // Say which output differs first, and where: the payload, a
+            // segment's left or right count, or the total.
+            size_t bad = 0;
+            if (got != c.want_out) {
+                while (got[bad] == c.want_out[bad])
+                    bad++;
+                set_failed(row, "payload differs at %zu of %zu", bad, total);
+            } else if (counts.back() != c.want_total) {
+                set_failed(row, "total %u, want %u", counts.back(), c.want_total);
+            } else {
+                for (int side = 0; side < 2 && row.status == KD_PROFILE_OK; side++) {
+                    const std::vector<uint32_t> &want = side ? c.want_right : c.want_left;
+                    const uint32_t *have = counts.data() + (side ? c.num_segments : 0);
+                    uint32_t wrong = 0, first = 0;
+                    for (uint32_t sgm = 0; sgm < c.num_segments; sgm++)
+                        if (have[sgm] != want[sgm] && wrong++ == 0)
+                            first = sgm;
+                    if (wrong)
+                        set_failed(row, "%u of %u %s counts differ; first: segment %u got %u want %u",
+                                   wrong, c.num_segments, side ? "right" : "left", first,
+                                   have[first], want[first]);
+                }
+            }
         }
         Timing t;
         if (e2 == cudaSuccess && row.status == KD_PROFILE_OK)
@@ -196,7 +211,7 @@ kd_status run_split(kd_profile_context *ctx, size_t n, std::vector<kd_profile_ro
         };
         std::vector<uint32_t> got(n);
         int got_selected = -1;
-        e = cudaMemset(d_out.ptr, 0xCD, n * 4);
+        e = cudaMemsetAsync(d_out.ptr, 0xCD, n * 4, ctx->stream);
         if (e == cudaSuccess)
             e = op(ctx->stream);
         if (e == cudaSuccess)

@@ -53,23 +53,30 @@ __global__ void __launch_bounds__(SORT_THREADS) sort_histogram_kernel(sort_buffe
     const size_t begin = (size_t)blockIdx.x * b.chunk;
     const size_t end = min(b.n, begin + b.chunk);
     uint32_t *counts = s_counts[warp];
+    size_t done = begin; // keys before this index are counted
     if (b.keys_vector) {
-        // begin is a multiple of the tile, so 16-byte aligned.
+        // begin is a multiple of the tile, so 16-byte aligned. Each round
+        // issues all its loads before counting, to keep many in flight.
+        constexpr int UNROLL = 8;
         const uint4 *keys4 = reinterpret_cast<const uint4 *>(keys + begin);
-        const size_t n4 = (end - begin) / 4;
-        for (size_t i = t; i < n4; i += SORT_THREADS) {
-            uint4 v = keys4[i];
-            atomicAdd(counts + ((v.x >> shift) & 0xffu), 1u);
-            atomicAdd(counts + ((v.y >> shift) & 0xffu), 1u);
-            atomicAdd(counts + ((v.z >> shift) & 0xffu), 1u);
-            atomicAdd(counts + ((v.w >> shift) & 0xffu), 1u);
+        const size_t rounds = (end - begin) / (4 * UNROLL * SORT_THREADS);
+        for (size_t r = 0; r < rounds; r++) {
+            uint4 v[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                v[u] = __ldg(keys4 + (r * UNROLL + u) * SORT_THREADS + t);
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                atomicAdd(counts + ((v[u].x >> shift) & 0xffu), 1u);
+                atomicAdd(counts + ((v[u].y >> shift) & 0xffu), 1u);
+                atomicAdd(counts + ((v[u].z >> shift) & 0xffu), 1u);
+                atomicAdd(counts + ((v[u].w >> shift) & 0xffu), 1u);
+            }
         }
-        for (size_t i = begin + n4 * 4 + t; i < end; i += SORT_THREADS)
-            atomicAdd(counts + ((keys[i] >> shift) & 0xffu), 1u);
-    } else {
-        for (size_t i = begin + t; i < end; i += SORT_THREADS)
-            atomicAdd(counts + ((keys[i] >> shift) & 0xffu), 1u);
+        done = begin + rounds * 4 * UNROLL * SORT_THREADS;
     }
+    for (size_t i = done + t; i < end; i += SORT_THREADS)
+        atomicAdd(counts + ((__ldg(keys + i) >> shift) & 0xffu), 1u);
     __syncthreads();
     uint32_t total = 0;
 #pragma unroll

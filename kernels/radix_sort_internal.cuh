@@ -1,18 +1,23 @@
-// LSB radix sort of (key, value) pairs (radix_sort.cu), 8 bits per pass.
-// Each pass is a stable 256-way split, built like the classic three-kernel
-// radix sort on a scan:
-//   histogram (radix_sort_histogram.cu): each block counts the digits of its
-//             contiguous chunk of tiles into table[digit * blocks + block];
-//   scan:     the look-back scan of that table (digit-major, so its exclusive
-//             sum is where each block's run of each digit starts);
-//   scatter   (radix_sort_scatter.cu): each block walks its chunk tile by
-//             tile, ranks keys stably within the tile (warp match by ballots
-//             + per-warp digit counters), reorders them in shared memory and
-//             writes each digit's run contiguously.
-// A max reduction first finds the largest key; passes above its highest set
-// bit return at once. The number of passes is only known on the device, so
-// each pass picks its source and destination there, arranging that the last
-// pass run writes the caller's output.
+// LSB radix sort of (key, value) pairs (radix_sort.cu), 8 bits per pass; each
+// pass is a stable 256-way split of the keys by one digit. Two designs:
+//
+// Single pass per digit (default; radix_sort_onesweep.cu, after Onesweep):
+//   one read of the keys counts the digits of all passes and finds the
+//   largest key; per pass ONE kernel, tiles in blockIdx order, each tile
+//   ranking its keys (radix_sort_rank.cuh), publishing its digit counts and
+//   looking back over earlier tiles for each digit's prefix.
+// Classic, built on the scan (radix_sort_histogram.cu, radix_sort_scatter.cu):
+//   histogram: each block counts the digits of its contiguous chunk of tiles
+//              into table[digit * blocks + block];
+//   scan:      the look-back scan of that table (digit-major, so its exclusive
+//              sum is where each block's run of each digit starts);
+//   scatter:   each block walks its chunk tile by tile (the next tile copied in
+//              asynchronously), ranks, reorders in shared memory and writes
+//              each digit's run contiguously.
+// Either way a max reduction over the keys comes first; passes above the
+// largest key's highest set bit return at once. The number of passes is only
+// known on the device, so each pass picks its source and destination there,
+// arranging that the last pass run writes the caller's output.
 #ifndef KD_RADIX_SORT_INTERNAL_CUH
 #define KD_RADIX_SORT_INTERNAL_CUH
 
@@ -37,7 +42,7 @@ struct sort_buffers {
     size_t n;
     size_t chunk;                    // keys per block (a multiple of SORT_TILE)
     unsigned num_blocks;
-    bool keys_vector;                // every key buffer 16-byte aligned
+    bool keys_vector;                // every key and value buffer 16-byte aligned
 };
 
 // Passes needed for keys up to max_key (at least one, so the output is written).
@@ -74,9 +79,28 @@ __device__ __forceinline__ void sort_pass_buffers(const sort_buffers &b, int pas
 
 cudaError_t sort_launch_max(const sort_buffers &b, uint32_t *d_max, cudaStream_t stream);
 cudaError_t sort_launch_histogram(const sort_buffers &b, int pass, uint32_t *d_table, cudaStream_t stream);
-cudaError_t sort_launch_scatter(const sort_buffers &b, int pass, const uint32_t *d_table_scanned,
+// Classic scatter (radix_sort_scatter.cu); match_any picks the warp match.
+cudaError_t sort_launch_scatter(bool match_any, const sort_buffers &b, int pass, const uint32_t *d_table_scanned,
                                 cudaStream_t stream);
-// Resident scatter blocks per multiprocessor (sizes the grid).
-cudaError_t sort_scatter_blocks_per_sm(int *blocks);
+// Resident scatter blocks per multiprocessor (sizes the classic grid).
+cudaError_t sort_scatter_blocks_per_sm(bool match_any, int *blocks);
+
+// Single-pass variant (radix_sort_onesweep.cu), for n < 2^30: d_hist (4 x 256
+// counts) and b.max_key, and the look-back words (sort_onesweep_state_bytes)
+// must be zero; d_bases receives 4 x 256 digit bases.
+size_t sort_onesweep_state_bytes(size_t n);
+cudaError_t sort_launch_onesweep(bool match_any, const sort_buffers &b, uint32_t *d_hist, uint32_t *d_bases,
+                                 uint32_t *d_states, cudaStream_t stream);
+
+// The sort's variants (kd_radix_sort_pairs_u32 uses the default):
+//   0 single pass per digit (Onesweep-like), ballot match;  1 the same, match.any;
+//   2 classic histogram + scan + scatter, ballot match;      3 the same, match.any.
+// Variants 0 and 1 fall back to 2 when n >= 2^30 (their look-back words
+// hold 30-bit counts).
+enum { KD_RADIX_SORT_NUM_CONFIGS = 4, KD_RADIX_SORT_DEFAULT_CONFIG = 0 };
+const char *kd_radix_sort_config_name(int config);
+cudaError_t kd_radix_sort_run(int config, void *d_temp, size_t *temp_bytes, const uint32_t *d_keys_in,
+                              uint32_t *d_keys_out, const uint32_t *d_values_in, uint32_t *d_values_out, size_t n,
+                              cudaStream_t stream);
 
 #endif

@@ -1,34 +1,31 @@
 // Radix sort: the stable scatter of one pass (see radix_sort_internal.cuh).
+//
+// A block walks its chunk tile by tile. The next tile's keys and values are
+// copied into shared memory asynchronously (cp.async) while the current one
+// is ranked and written, so global-memory latency is hidden.
 #include "radix_sort_internal.cuh"
 
-#include "block_scan.cuh"
+#include <cuda_pipeline.h>
+
+#include "radix_sort_rank.cuh"
 #include "temp_storage.cuh"
 
 namespace {
 
 struct scatter_shared {
-    uint32_t staged[SORT_TILE];                 // tile keys, then values, in sorted order
-    uint32_t warp_digit[SORT_WARPS][SORT_DIGITS]; // per-warp digit counts, then run starts
-    uint32_t global_minus_local[SORT_DIGITS];   // output index of a staged slot = this + slot
-    kd_block_scan<SORT_THREADS, 1, uint32_t>::storage scan;
+    uint32_t keys_in[SORT_TILE];              // next tile's keys (async copy)
+    uint32_t values_in[SORT_TILE];            // next tile's values (async copy)
+    uint32_t staged[SORT_TILE];               // keys, then values, in sorted order
+    uint32_t global_minus_local[SORT_DIGITS]; // output index of a staged slot = this + slot
+    sort_rank_shared rank;
 };
 
-// Lanes of the warp whose digit equals this lane's (8 ballots, one per bit),
-// among the lanes in `valid`.
-__device__ __forceinline__ unsigned match_digit(uint32_t digit, unsigned valid)
-{
-    unsigned peers = valid;
-#pragma unroll
-    for (int bit = 0; bit < SORT_RADIX_BITS; bit++) {
-        const unsigned set = __ballot_sync(KD_FULL_MASK, (digit >> bit) & 1u);
-        peers &= ((digit >> bit) & 1u) ? set : ~set;
-    }
-    return peers;
-}
+extern __shared__ uint4 sort_dynamic_smem[];
 
-// Three resident blocks per multiprocessor: enough loads in flight to cover
-// memory latency while the block ranks and reorders.
-__global__ void __launch_bounds__(SORT_THREADS, 3)
+// MIN_BLOCKS resident blocks per multiprocessor (caps the registers);
+// MATCH_ANY picks the warp match (see sort_match_digit).
+template <int MIN_BLOCKS, bool MATCH_ANY>
+__global__ void __launch_bounds__(SORT_THREADS, MIN_BLOCKS)
 sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
 {
     const int passes = sort_num_passes(*b.max_key);
@@ -39,77 +36,43 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
     sort_pass_buffers(b, pass, passes, &src_keys, &src_values, &dst_keys, &dst_values);
     const int shift = pass * SORT_RADIX_BITS;
 
-    __shared__ scatter_shared s;
+    scatter_shared &s = *reinterpret_cast<scatter_shared *>(sort_dynamic_smem);
     const unsigned t = threadIdx.x, warp = t / 32, lane = kd_lane_id();
-    const unsigned lanes_below = (1u << lane) - 1u;
     // Thread t keeps digit t's next output index for this block.
     uint32_t digit_next = d_table_scanned[(size_t)t * b.num_blocks + blockIdx.x];
 
     const size_t chunk_begin = (size_t)blockIdx.x * b.chunk;
     const size_t chunk_end = min(b.n, chunk_begin + b.chunk);
+    // Pipeline stages are committed in the order keys(t), values(t), keys(t+1),
+    // values(t+1), ...: waiting for all but the newest leaves exactly the one
+    // needed next complete.
+    sort_copy_tile_async(s.keys_in, src_keys + chunk_begin, (unsigned)min((size_t)SORT_TILE, chunk_end - chunk_begin),
+                    b.keys_vector);
+    sort_copy_tile_async(s.values_in, src_values + chunk_begin,
+                    (unsigned)min((size_t)SORT_TILE, chunk_end - chunk_begin), b.keys_vector);
     for (size_t tile_base = chunk_begin; tile_base < chunk_end; tile_base += SORT_TILE) {
         const unsigned tile_count = (unsigned)min((size_t)SORT_TILE, chunk_end - tile_base);
-#pragma unroll
-        for (int w = 0; w < SORT_WARPS; w++)
-            s.warp_digit[w][t] = 0;
-
-        // Each warp owns 32 * SORT_ITEMS consecutive keys; item j of lane l is
-        // key warp_base + j * 32 + l, so (j, lane) order is input order.
-        const unsigned warp_base = warp * 32 * SORT_ITEMS;
-        uint32_t keys[SORT_ITEMS];
-#pragma unroll
-        for (int j = 0; j < SORT_ITEMS; j++) {
-            const unsigned i = warp_base + j * 32 + lane;
-            keys[j] = i < tile_count ? src_keys[tile_base + i] : 0u;
-        }
+        const size_t next_base = tile_base + SORT_TILE;
+        const unsigned next_count = next_base < chunk_end ? (unsigned)min((size_t)SORT_TILE, chunk_end - next_base) : 0;
+        __pipeline_wait_prior(1); // this tile's keys
+        sort_rank_reset(s.rank);
         __syncthreads();
 
-        // Rank each key among the warp's earlier keys of the same digit.
-        uint32_t rank[SORT_ITEMS];
-#pragma unroll
-        for (int j = 0; j < SORT_ITEMS; j++) {
-            const bool valid = warp_base + j * 32 + lane < tile_count;
-            const uint32_t digit = (keys[j] >> shift) & 0xffu;
-            const unsigned peers = match_digit(digit, __ballot_sync(KD_FULL_MASK, valid));
-            uint32_t before = 0;
-            if (valid)
-                before = s.warp_digit[warp][digit];
-            __syncwarp();
-            if (valid && (peers & lanes_below) == 0) // lowest peer updates the counter
-                s.warp_digit[warp][digit] = before + __popc(peers);
-            __syncwarp();
-            rank[j] = before + __popc(peers & lanes_below);
-        }
-        __syncthreads();
-
-        // Per digit (thread t = digit t): runs of each warp, the tile's digit
-        // starts (a block scan), and where the digit's run goes in the output.
-        uint32_t digit_total = 0;
-#pragma unroll
-        for (int w = 0; w < SORT_WARPS; w++) {
-            const uint32_t c = s.warp_digit[w][t];
-            s.warp_digit[w][t] = digit_total;
-            digit_total += c;
-        }
-        uint32_t digit_start[1] = {digit_total}, all[1];
-        kd_block_scan<SORT_THREADS, 1, uint32_t>::exclusive_scan(digit_start, all, 0u, kd_sum_op(), s.scan);
-#pragma unroll
-        for (int w = 0; w < SORT_WARPS; w++)
-            s.warp_digit[w][t] += digit_start[0];
-        s.global_minus_local[t] = digit_next - digit_start[0];
+        // Stable slots of the tile's keys, and where each digit's run goes.
+        uint32_t slot[SORT_ITEMS], digit_total, digit_start;
+        sort_rank_tile<MATCH_ANY>(s.keys_in, tile_count, shift, s.rank, slot, &digit_total, &digit_start);
+        s.global_minus_local[t] = digit_next - digit_start;
         digit_next += digit_total;
-        __syncthreads();
 
-        // Reorder keys in shared memory (rank becomes the tile slot), then
-        // write each digit's run; remember the digits for the values.
+        // Reorder keys in shared memory, then write each digit's run;
+        // remember the digits for the values.
+        const unsigned warp_base = warp * 32 * SORT_ITEMS;
 #pragma unroll
-        for (int j = 0; j < SORT_ITEMS; j++) {
-            const uint32_t digit = (keys[j] >> shift) & 0xffu;
-            rank[j] += s.warp_digit[warp][digit];
+        for (int j = 0; j < SORT_ITEMS; j++)
             if (warp_base + j * 32 + lane < tile_count)
-                s.staged[rank[j]] = keys[j];
-        }
+                s.staged[slot[j]] = s.keys_in[warp_base + j * 32 + lane];
         __syncthreads();
+        sort_copy_tile_async(s.keys_in, src_keys + next_base, next_count, b.keys_vector);
         uint32_t slot_digits[SORT_ITEMS / 4] = {}; // four 8-bit digits per word
 #pragma unroll
         for (int r = 0; r < SORT_ITEMS; r++) {
@@ -121,16 +84,17 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
                 dst_keys[s.global_minus_local[digit] + i] = key;
             }
         }
+        __pipeline_wait_prior(1); // this tile's values
         __syncthreads();
-        // Values follow the same permutation (loaded only now, to keep the
-        // registers for the keys; other resident blocks cover the latency).
+        // Values follow the same permutation.
 #pragma unroll
         for (int j = 0; j < SORT_ITEMS; j++) {
             const unsigned i = warp_base + j * 32 + lane;
             if (i < tile_count)
-                s.staged[rank[j]] = src_values[tile_base + i];
+                s.staged[slot[j]] = s.values_in[i];
         }
         __syncthreads();
+        sort_copy_tile_async(s.values_in, src_values + next_base, next_count, b.keys_vector);
 #pragma unroll
         for (int r = 0; r < SORT_ITEMS; r++) {
             const unsigned i = r * SORT_THREADS + t;
@@ -139,21 +103,40 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
                 dst_values[s.global_minus_local[digit] + i] = s.staged[i];
             }
         }
-        __syncthreads();
     }
+    __pipeline_wait_prior(0); // nothing may be left in flight at exit
 }
 
-} // namespace
-
-cudaError_t sort_launch_scatter(const sort_buffers &b, int pass, const uint32_t *d_table_scanned,
-                                cudaStream_t stream)
+template <int MIN_BLOCKS, bool MATCH_ANY>
+cudaError_t launch(const sort_buffers &b, int pass, const uint32_t *d_table_scanned, cudaStream_t stream)
 {
-    sort_scatter_kernel<<<b.num_blocks, SORT_THREADS, 0, stream>>>(b, pass, d_table_scanned);
+    KD_TRY_CUDA(cudaFuncSetAttribute(sort_scatter_kernel<MIN_BLOCKS, MATCH_ANY>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(scatter_shared)));
+    sort_scatter_kernel<MIN_BLOCKS, MATCH_ANY>
+        <<<b.num_blocks, SORT_THREADS, sizeof(scatter_shared), stream>>>(b, pass, d_table_scanned);
     KD_TRY_LAUNCH();
     return cudaSuccess;
 }
 
-cudaError_t sort_scatter_blocks_per_sm(int *blocks)
+template <int MIN_BLOCKS, bool MATCH_ANY>
+cudaError_t blocks_per_sm(int *blocks)
 {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, sort_scatter_kernel, SORT_THREADS, 0);
+    KD_TRY_CUDA(cudaFuncSetAttribute(sort_scatter_kernel<MIN_BLOCKS, MATCH_ANY>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(scatter_shared)));
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, sort_scatter_kernel<MIN_BLOCKS, MATCH_ANY>,
+                                                         SORT_THREADS, sizeof(scatter_shared));
+}
+
+} // namespace
+
+cudaError_t sort_launch_scatter(bool match_any, const sort_buffers &b, int pass, const uint32_t *d_table_scanned,
+                                cudaStream_t stream)
+{
+    return match_any ? launch<3, true>(b, pass, d_table_scanned, stream)
+                     : launch<3, false>(b, pass, d_table_scanned, stream);
+}
+
+cudaError_t sort_scatter_blocks_per_sm(bool match_any, int *blocks)
+{
+    return match_any ? blocks_per_sm<3, true>(blocks) : blocks_per_sm<3, false>(blocks);
 }

@@ -23,4 +23,11 @@ const char *kd_scan_lookback_config_name(int config);
 cudaError_t kd_scan_lookback_run(int config, void *d_temp, size_t *temp_bytes, const uint32_t *d_in,
                                  uint32_t *d_out, size_t n, cudaStream_t stream);
 
+// The segmented scan's tile shapes (segscan.cu), likewise: config 0 is the
+// one kd_segmented_scan_exclusive_i32 uses.
+enum { KD_SEGSCAN_NUM_CONFIGS = 4 };
+const char *kd_segscan_config_name(int config);
+cudaError_t kd_segscan_run(int config, void *d_temp, size_t *temp_bytes, const uint32_t *d_segment_ids,
+                           const uint32_t *d_in, uint32_t *d_out, size_t n, cudaStream_t stream);
+
 #endif

@@ -6,6 +6,7 @@
 // the minimum for a scan. Full tiles load unguarded; only the last one checks
 // bounds. Each tile reads all its input before writing, so d_out may be d_in.
 #include "scan_internal.cuh"
+#include "scan_variants.h"
 
 #include "block_scan.cuh"
 #include "lookback.cuh"
@@ -15,16 +16,14 @@ namespace {
 
 template <int THREADS, int VECS>
 __global__ void __launch_bounds__(THREADS)
-scan_lookback_kernel(const uint32_t *d_in, uint32_t *d_out, size_t n, uint64_t *states,
-                     unsigned *tile_counter, bool vector_io)
+scan_lookback_kernel(const uint32_t *d_in, uint32_t *d_out, size_t n, uint64_t *states, bool vector_io)
 {
     constexpr int TILE = THREADS * VECS * 4;
     typedef kd_block_scan<THREADS, VECS, uint32_t> block_scan;
     __shared__ typename block_scan::storage scan_storage;
-    __shared__ unsigned s_tile;
     __shared__ uint32_t s_prefix;
 
-    const unsigned tile = kd_lookback_take_tile(tile_counter, &s_tile);
+    const unsigned tile = blockIdx.x;
     const size_t tile_base = (size_t)tile * TILE;
     const bool full_tile = tile_base + TILE <= n;
     const unsigned t = threadIdx.x;
@@ -95,12 +94,10 @@ cudaError_t scan_lookback_launch(void *d_temp, size_t *temp_bytes, const uint32_
         return err;
 
     uint64_t *states = kd_temp_slot<uint64_t>(&layout, d_temp, slot_states);
-    unsigned *counter = kd_lookback_counter(states, num_tiles);
-    kd_lookback_init_kernel<<<kd_div_ceil_u32(num_tiles, 256), 256, 0, stream>>>(states, num_tiles, counter);
+    kd_lookback_init_kernel<<<kd_div_ceil_u32(num_tiles, 256), 256, 0, stream>>>(states, num_tiles);
     KD_TRY_LAUNCH();
     const bool vector_io = ((uintptr_t)d_in % 16 == 0) && ((uintptr_t)d_out % 16 == 0);
-    scan_lookback_kernel<THREADS, VECS><<<num_tiles, THREADS, 0, stream>>>(d_in, d_out, n, states, counter,
-                                                                           vector_io);
+    scan_lookback_kernel<THREADS, VECS><<<num_tiles, THREADS, 0, stream>>>(d_in, d_out, n, states, vector_io);
     KD_TRY_LAUNCH();
     return cudaSuccess;
 }
@@ -110,10 +107,10 @@ cudaError_t scan_lookback_launch(void *d_temp, size_t *temp_bytes, const uint32_
 const char *kd_scan_lookback_config_name(int config)
 {
     switch (config) {
-    case 0: return "256x16";
-    case 1: return "128x16";
-    case 2: return "512x8";
-    case 3: return "256x8";
+    case 0: return "128x32";
+    case 1: return "256x16";
+    case 2: return "256x32";
+    case 3: return "128x24";
     }
     return "?";
 }
@@ -122,10 +119,30 @@ cudaError_t kd_scan_lookback_run(int config, void *d_temp, size_t *temp_bytes, c
                                  uint32_t *d_out, size_t n, cudaStream_t stream)
 {
     switch (config) {
-    case 0: return scan_lookback_launch<256, 4>(d_temp, temp_bytes, d_in, d_out, n, stream);
-    case 1: return scan_lookback_launch<128, 4>(d_temp, temp_bytes, d_in, d_out, n, stream);
-    case 2: return scan_lookback_launch<512, 2>(d_temp, temp_bytes, d_in, d_out, n, stream);
-    case 3: return scan_lookback_launch<256, 2>(d_temp, temp_bytes, d_in, d_out, n, stream);
+    case 0: return scan_lookback_launch<128, 8>(d_temp, temp_bytes, d_in, d_out, n, stream);
+    case 1: return scan_lookback_launch<256, 4>(d_temp, temp_bytes, d_in, d_out, n, stream);
+    case 2: return scan_lookback_launch<256, 8>(d_temp, temp_bytes, d_in, d_out, n, stream);
+    case 3: return scan_lookback_launch<128, 6>(d_temp, temp_bytes, d_in, d_out, n, stream);
     }
     return cudaErrorInvalidValue;
+}
+
+extern "C" int kd_scan_lookback_num_variants(void)
+{
+    return KD_SCAN_LOOKBACK_NUM_CONFIGS;
+}
+
+extern "C" cudaError_t kd_scan_lookback_i32_variant(int variant, void *d_temp, size_t *temp_bytes,
+                                                    const int32_t *d_in, int32_t *d_out, size_t n,
+                                                    cudaStream_t stream)
+{
+    if (temp_bytes == NULL)
+        return cudaErrorInvalidValue;
+    if (n == 0) {
+        if (d_temp == NULL)
+            *temp_bytes = KD_TEMP_ALIGN;
+        return cudaSuccess;
+    }
+    return kd_scan_lookback_run(variant, d_temp, temp_bytes, reinterpret_cast<const uint32_t *>(d_in),
+                                reinterpret_cast<uint32_t *>(d_out), n, stream);
 }

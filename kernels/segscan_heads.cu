@@ -9,20 +9,19 @@
 
 namespace {
 
-const int HEAD_THREADS = 256;
-const int HEAD_VECS = 4; // 4 flags (one 32-bit word) per vector
+const int HEAD_THREADS = 128;
+const int HEAD_VECS = 8; // 4 flags (one 32-bit word) per vector
 const int HEAD_TILE = HEAD_THREADS * HEAD_VECS * 4;
 
 __global__ void __launch_bounds__(HEAD_THREADS)
-heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t *states, unsigned *tile_counter,
-                    bool vector_in, bool vector_out)
+heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t *states, bool vector_in,
+                    bool vector_out)
 {
     typedef kd_block_scan<HEAD_THREADS, HEAD_VECS, uint32_t> block_scan;
     __shared__ typename block_scan::storage scan_storage;
-    __shared__ unsigned s_tile;
     __shared__ uint32_t s_prefix;
 
-    const unsigned tile = kd_lookback_take_tile(tile_counter, &s_tile);
+    const unsigned tile = blockIdx.x;
     const size_t tile_base = (size_t)tile * HEAD_TILE;
     const bool full_tile = tile_base + HEAD_TILE <= n;
     const unsigned t = threadIdx.x;
@@ -103,10 +102,9 @@ extern "C" cudaError_t kd_head_flags_to_segment_ids(void *d_temp, size_t *temp_b
         return cudaErrorInvalidValue;
 
     uint64_t *states = kd_temp_slot<uint64_t>(&layout, d_temp, slot_states);
-    unsigned *counter = kd_lookback_counter(states, num_tiles);
-    kd_lookback_init_kernel<<<kd_div_ceil_u32(num_tiles, 256), 256, 0, stream>>>(states, num_tiles, counter);
+    kd_lookback_init_kernel<<<kd_div_ceil_u32(num_tiles, 256), 256, 0, stream>>>(states, num_tiles);
     KD_TRY_LAUNCH();
-    heads_to_ids_kernel<<<num_tiles, HEAD_THREADS, 0, stream>>>(d_head_flags, d_segment_ids, n, states, counter,
+    heads_to_ids_kernel<<<num_tiles, HEAD_THREADS, 0, stream>>>(d_head_flags, d_segment_ids, n, states,
                                                                (uintptr_t)d_head_flags % 4 == 0,
                                                                (uintptr_t)d_segment_ids % 16 == 0);
     KD_TRY_LAUNCH();

@@ -7,10 +7,10 @@
 
 namespace {
 
-// Resets the look-back words and counter, and with several segments the
-// per-segment counts, which the count pass accumulates by atomics.
-__global__ void split_reset_kernel(uint64_t *states, unsigned num_states, unsigned *tile_counter,
-                                   uint32_t *left_counts, uint32_t *right_counts, uint32_t num_segments)
+// Resets the look-back words, and with several segments the per-segment
+// counts, which the count pass accumulates by atomics.
+__global__ void split_reset_kernel(uint64_t *states, unsigned num_states, uint32_t *left_counts,
+                                   uint32_t *right_counts, uint32_t num_segments)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < num_states || i < num_segments;
@@ -24,8 +24,6 @@ __global__ void split_reset_kernel(uint64_t *states, unsigned num_states, unsign
                 right_counts[i] = 0;
         }
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        *tile_counter = 0;
 }
 
 bool valid_elem_bytes(uint32_t bytes)
@@ -42,8 +40,7 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
                                         cudaStream_t stream)
 {
     // Counts and addresses must fit the 31-bit halves of the look-back word.
-    if (temp_bytes == NULL || n > 0x7fffffffu || num_payloads < 0 || num_payloads > KD_SPLIT_MAX_PAYLOADS ||
-        (num_payloads > 0 && payloads == NULL))
+    if (temp_bytes == NULL || n > 0x7fffffffu || num_payloads < 0 || num_payloads > KD_SPLIT_MAX_PAYLOADS)
         return cudaErrorInvalidValue;
     const bool segmented = num_segments > 1;
     const unsigned scatter_tiles = kd_div_ceil_u32(n, SPLIT_TILE);
@@ -71,7 +68,8 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
             KD_TRY_CUDA(cudaMemsetAsync(d_out_total, 0, sizeof(uint32_t), stream));
         return cudaSuccess;
     }
-    if (num_segments == 0 || d_sides == NULL || (segmented && d_segment_ids == NULL))
+    if (num_segments == 0 || d_sides == NULL || (segmented && d_segment_ids == NULL) ||
+        (num_payloads > 0 && payloads == NULL))
         return cudaErrorInvalidValue;
 
     split_params p;
@@ -82,7 +80,6 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
     p.sides_vector = (uintptr_t)d_sides % 16 == 0;
     p.ids_vector = (uintptr_t)d_segment_ids % 16 == 0;
     p.states = kd_temp_slot<uint64_t>(&layout, d_temp, slot_states);
-    p.tile_counter = kd_lookback_counter(p.states, counted_tiles);
     p.tile_prefix = kd_temp_slot<uint64_t>(&layout, d_temp, slot_prefix);
     p.totals = kd_temp_slot<uint64_t>(&layout, d_temp, slot_totals);
     p.seg_start_right = kd_temp_slot<uint32_t>(&layout, d_temp, slot_start);
@@ -99,14 +96,13 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
         p.payloads[q].in = src.d_in;
         p.payloads[q].out = src.d_out;
         p.payloads[q].words = src.elem_bytes / 4;
-        p.payloads[q].vector_in = (uintptr_t)src.d_in % 16 == 0;
     }
 
     const uint32_t reset_segments = segmented ? num_segments : 0;
     const size_t reset_items = counted_tiles > reset_segments ? counted_tiles : reset_segments;
     const unsigned reset_blocks = (unsigned)((reset_items + 255) / 256 < 4096 ? (reset_items + 255) / 256 : 4096);
-    split_reset_kernel<<<reset_blocks, 256, 0, stream>>>(p.states, counted_tiles, p.tile_counter, d_left_counts,
-                                                        d_right_counts, reset_segments);
+    split_reset_kernel<<<reset_blocks, 256, 0, stream>>>(p.states, counted_tiles, d_left_counts, d_right_counts,
+                                                        reset_segments);
     KD_TRY_LAUNCH();
     KD_TRY_CUDA(split_launch_count(p, segmented, stream));
     if (num_payloads > 0)

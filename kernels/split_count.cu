@@ -32,9 +32,8 @@ __device__ void split_write_totals(const split_params &p, uint64_t totals, bool 
 // (2048 sides, 16-byte loads) and the block looks back once for all eight.
 __global__ void __launch_bounds__(SPLIT_THREADS) split_count_kernel(split_params p)
 {
-    __shared__ unsigned s_tile;
     __shared__ uint64_t s_warp_counts[SPLIT_COUNT_WARPS];
-    const unsigned tile = kd_lookback_take_tile(p.tile_counter, &s_tile);
+    const unsigned tile = blockIdx.x;
     const unsigned warp = threadIdx.x / 32, lane = kd_lane_id();
     const size_t sub_base = ((size_t)tile * SPLIT_COUNT_WARPS + warp) * SPLIT_TILE;
 
@@ -88,21 +87,20 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
 {
     typedef kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t> block_scan;
     __shared__ typename block_scan::storage scan_storage;
-    __shared__ unsigned s_tile;
     __shared__ uint64_t s_prefix;
 
-    const unsigned tile = kd_lookback_take_tile(p.tile_counter, &s_tile);
+    const unsigned tile = blockIdx.x;
     const size_t tile_base = (size_t)tile * SPLIT_TILE;
     const bool full_tile = tile_base + SPLIT_TILE <= p.n;
     const unsigned t = threadIdx.x, lane = kd_lane_id();
 
-    uint32_t sides[SPLIT_VECS][4], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
-    split_load_tile<true>(p, tile_base, full_tile, sides, ids);
+    uint32_t side_words[SPLIT_VECS], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
+    split_load_tile<true>(p, tile_base, full_tile, side_words, ids);
 #pragma unroll
     for (int j = 0; j < SPLIT_VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            counts[j][k] = split_tile_count(sides[j][k]);
+            counts[j][k] = split_tile_count(split_side(side_words[j], k));
 
     const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, SPLIT_VECS>(counts, 0u, kd_sum_op(),
                                                                                  scan_storage);
@@ -149,8 +147,9 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
                         atomicAdd(p.right_counts + s, 0u - rx);
                 }
                 if (last) { // segment end: prefixes after this element
-                    const uint32_t lx_end = lx + (sides[j][k] & 1u);
-                    const uint32_t rx_end = rx + ((sides[j][k] >> 1) & 1u);
+                    const uint32_t side = split_side(side_words[j], k);
+                    const uint32_t lx_end = lx + (side & 1u);
+                    const uint32_t rx_end = rx + ((side >> 1) & 1u);
                     p.seg_end_left[s] = lx_end;
                     if (p.left_counts)
                         atomicAdd(p.left_counts + s, lx_end);

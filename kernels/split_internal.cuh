@@ -4,8 +4,8 @@
 //                with several segments also each segment's start and end
 //                prefixes and its counts;
 //   scatter pass (split_scatter.cu): each element's addresses from that
-//                prefix and an in-tile scan; payloads are staged in shared
-//                memory in output order so global writes are coalesced.
+//                prefix and an in-tile scan; each output slot of the tile
+//                then gathers its element, so global writes are coalesced.
 // Addresses (thesis, extended to "both" and to segments): with Lx[i] / Rx[i]
 // the numbers of left- / right-going elements before i over the whole input,
 // an element of segment s goes left to Lx[i] + Rx[start(s)] and right to
@@ -20,17 +20,16 @@
 #include "lookback.cuh"
 
 #define SPLIT_THREADS 256
-#define SPLIT_VECS 2                                  // 4-element vectors per thread
+#define SPLIT_VECS 4                                  // 4-element vectors per thread
 #define SPLIT_TILE (SPLIT_THREADS * SPLIT_VECS * 4)   // elements per scatter tile
 #define SPLIT_COUNT_WARPS (SPLIT_THREADS / 32)        // one-segment count pass:
 #define SPLIT_COUNT_TILE (SPLIT_TILE * SPLIT_COUNT_WARPS) // a warp counts a scatter tile
-#define SPLIT_STAGE_WORDS (2 * SPLIT_TILE)            // staging: a tile's outputs, 4-byte payload
+#define SPLIT_MAX_OUTPUTS (2 * SPLIT_TILE)            // a tile's outputs when all are "both"
 
 struct split_payload_desc {
     const void *in;
     void *out;
     uint32_t words;     // payload size in 32-bit words: 1, 2 or 4
-    uint32_t vector_in; // input 16-byte aligned: load whole vectors
 };
 
 struct split_params {
@@ -41,7 +40,6 @@ struct split_params {
     uint32_t sides_vector;      // sides 16-byte aligned
     uint32_t ids_vector;        // ids 16-byte aligned
     uint64_t *states;           // look-back words, one per counted tile
-    unsigned *tile_counter;
     uint64_t *tile_prefix;      // per scatter tile: (right << 32 | left) before it
     uint64_t *totals;           // whole input's (right << 32 | left)
     uint32_t *seg_start_right;  // per segment: Rx at its first element
@@ -74,29 +72,35 @@ __device__ __forceinline__ uint32_t split_tile_count(uint32_t side)
     return ((side >> 1) & 1u) << 16 | (side & 1u);
 }
 
-// Loads a scatter tile's sides (and ids with segments), striped by vector.
+// Side of element k of a vector whose four side bytes are packed in a word.
+__device__ __forceinline__ uint32_t split_side(uint32_t side_word, int k)
+{
+    return (side_word >> (8 * k)) & 0xffu;
+}
+
+// Loads a scatter tile's sides (four per word, one word per vector) and, with
+// segments, its ids, striped by vector. Past the end: side 0 (goes nowhere)
+// and the last id.
 template <bool SEGMENTED>
 __device__ __forceinline__ void split_load_tile(const split_params &p, size_t tile_base, bool full_tile,
-                                                uint32_t (&sides)[SPLIT_VECS][4], uint32_t (&ids)[SPLIT_VECS][4])
+                                                uint32_t (&side_words)[SPLIT_VECS], uint32_t (&ids)[SPLIT_VECS][4])
 {
     const unsigned t = threadIdx.x;
     if (full_tile && p.sides_vector) {
         const uint32_t *words = reinterpret_cast<const uint32_t *>(p.sides + tile_base);
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++) {
-            uint32_t w = words[j * SPLIT_THREADS + t];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                sides[j][k] = (w >> (8 * k)) & 0xffu;
-        }
+        for (int j = 0; j < SPLIT_VECS; j++)
+            side_words[j] = words[j * SPLIT_THREADS + t];
     } else {
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++)
+        for (int j = 0; j < SPLIT_VECS; j++) {
+            side_words[j] = 0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
-                sides[j][k] = i < p.n ? p.sides[i] : 0u; // side 0 goes nowhere
+                side_words[j] |= (i < p.n ? (uint32_t)p.sides[i] : 0u) << (8 * k);
             }
+        }
     }
     if (!SEGMENTED)
         return;

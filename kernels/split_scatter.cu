@@ -1,6 +1,8 @@
 // Split-by-side, scatter pass (see split_internal.cuh): addresses from the
-// count pass's tile prefixes plus an in-tile scan; payloads staged in shared
-// memory in output order, so consecutive threads write consecutive addresses.
+// count pass's tile prefixes plus an in-tile scan. The tile's outputs, sorted
+// by address, are its "slots"; shared memory records which element each slot
+// takes, and each payload is then moved slot by slot: consecutive threads
+// write consecutive addresses, and read nearby elements of the tile (cached).
 #include "split_internal.cuh"
 
 #include "block_scan.cuh"
@@ -8,172 +10,138 @@
 
 namespace {
 
-struct scatter_shared {
-    kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t>::storage scan;
-    uint32_t addr[2 * SPLIT_TILE];     // output address of each staged slot
-    uint4 stage[SPLIT_STAGE_WORDS / 4]; // payload words of a chunk of slots
+typedef kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t>::storage scatter_scan_storage;
+
+// Dynamic shared memory: the scan's storage, each slot's element (position in
+// the tile), and with segments each slot's output address.
+const size_t SCATTER_SCAN_BYTES = (sizeof(scatter_scan_storage) + 15) / 16 * 16;
+const size_t SCATTER_SOURCE_BYTES = SPLIT_MAX_OUTPUTS * sizeof(uint16_t);
+const size_t SCATTER_ADDR_BYTES = SPLIT_MAX_OUTPUTS * sizeof(uint32_t);
+
+extern __shared__ uint4 split_dynamic_smem[];
+
+// What every thread knows about its tile once the slots are assigned.
+struct scatter_tile {
+    size_t base;
+    uint32_t outputs;       // slots: the tile's lefts + rights
+    uint32_t tile_left;     // how many of them are lefts
+    uint32_t left0, right0; // Lx, Rx at the tile's start
+    uint32_t end_left;      // one segment: Lx after the last element
 };
 
-// Reads this thread's j-th vector of payload elements (WORDS words each).
-template <int WORDS>
-__device__ __forceinline__ void load_payload_vector(const split_payload_desc &d, size_t n, size_t first,
-                                                    bool full_tile, uint32_t (&w)[4][WORDS])
+// Output address of slot q. With one segment the tile's outputs are its
+// lefts then its rights, each a contiguous run; with several, the address was
+// recorded in shared memory.
+template <bool SEGMENTED>
+__device__ __forceinline__ uint32_t slot_address(const scatter_tile &tile, const uint32_t *addr, uint32_t q)
 {
-    const uint32_t *in = static_cast<const uint32_t *>(d.in);
-    if (full_tile && d.vector_in) {
-        // 4 elements = WORDS 16-byte loads.
-        const uint4 *src = reinterpret_cast<const uint4 *>(in + first * WORDS);
-#pragma unroll
-        for (int q = 0; q < WORDS; q++) {
-            uint4 v = src[q];
-            const uint32_t words[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-            for (int c = 0; c < 4; c++)
-                w[(q * 4 + c) / WORDS][(q * 4 + c) % WORDS] = words[c];
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-#pragma unroll
-            for (int c = 0; c < WORDS; c++)
-                w[k][c] = first + k < n ? in[(first + k) * WORDS + c] : 0u;
-    }
+    if (SEGMENTED)
+        return addr[q];
+    return q < tile.tile_left ? tile.left0 + q : tile.right0 + (q - tile.tile_left) + tile.end_left;
 }
 
-template <int WORDS>
-__device__ __forceinline__ void store_slot(void *out, uint32_t addr, const uint4 *stage, unsigned q)
+template <bool SEGMENTED, typename W>
+__device__ __forceinline__ void move_payload(const split_payload_desc &d, const scatter_tile &tile,
+                                             const uint16_t *source, const uint32_t *addr)
 {
-    if (WORDS == 1)
-        static_cast<uint32_t *>(out)[addr] = reinterpret_cast<const uint32_t *>(stage)[q];
-    else if (WORDS == 2)
-        static_cast<uint2 *>(out)[addr] = reinterpret_cast<const uint2 *>(stage)[q];
-    else
-        static_cast<uint4 *>(out)[addr] = stage[q];
+    const W *in = static_cast<const W *>(d.in) + tile.base;
+    W *out = static_cast<W *>(d.out);
+    for (uint32_t q = threadIdx.x; q < tile.outputs; q += SPLIT_THREADS)
+        out[slot_address<SEGMENTED>(tile, addr, q)] = __ldg(in + source[q]);
 }
 
-// Scatters one payload: stage chunks of the tile's output slots in shared
-// memory, then write each chunk out in slot (= address) order.
-template <int WORDS>
-__device__ void scatter_payload(const split_payload_desc &d, size_t n, size_t tile_base, bool full_tile,
-                                const uint32_t (&sides)[SPLIT_VECS][4], const uint32_t (&ranks)[SPLIT_VECS][4],
-                                unsigned tile_outputs, scatter_shared &s)
-{
-    constexpr unsigned CHUNK = SPLIT_STAGE_WORDS / WORDS; // slots per round
-    uint32_t *stage_words = reinterpret_cast<uint32_t *>(s.stage);
-    // Wider payloads take several rounds and re-read their input (from
-    // cache) each round rather than hold it all in registers.
-    for (unsigned chunk_base = 0; chunk_base < tile_outputs; chunk_base += CHUNK) {
-#pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++) {
-            uint32_t w[4][WORDS];
-            load_payload_vector<WORDS>(d, n, tile_base + (size_t)(j * SPLIT_THREADS + threadIdx.x) * 4, full_tile,
-                                       w);
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const unsigned left_slot = (ranks[j][k] & 0xffffu) - chunk_base;
-                const unsigned right_slot = (ranks[j][k] >> 16) - chunk_base;
-                if ((sides[j][k] & 1u) && left_slot < CHUNK)
-#pragma unroll
-                    for (int c = 0; c < WORDS; c++)
-                        stage_words[left_slot * WORDS + c] = w[k][c];
-                if ((sides[j][k] & 2u) && right_slot < CHUNK)
-#pragma unroll
-                    for (int c = 0; c < WORDS; c++)
-                        stage_words[right_slot * WORDS + c] = w[k][c];
-            }
-        }
-        __syncthreads();
-        const unsigned count = min(CHUNK, tile_outputs - chunk_base);
-        for (unsigned q = threadIdx.x; q < count; q += SPLIT_THREADS)
-            store_slot<WORDS>(d.out, s.addr[chunk_base + q], s.stage, q);
-        __syncthreads();
-    }
-}
-
-// MAX_WORDS: the widest payload of the call, so that narrow payloads run in a
-// kernel whose register count is not set by the 16-byte path.
-template <bool SEGMENTED, int MAX_WORDS>
+template <bool SEGMENTED>
 __global__ void __launch_bounds__(SPLIT_THREADS) split_scatter_kernel(split_params p)
 {
-    __shared__ scatter_shared s;
-    const unsigned tile = blockIdx.x;
-    const size_t tile_base = (size_t)tile * SPLIT_TILE;
-    const bool full_tile = tile_base + SPLIT_TILE <= p.n;
+    char *smem = reinterpret_cast<char *>(split_dynamic_smem);
+    scatter_scan_storage &scan = *reinterpret_cast<scatter_scan_storage *>(smem);
+    uint16_t *source = reinterpret_cast<uint16_t *>(smem + SCATTER_SCAN_BYTES);
+    uint32_t *addr = reinterpret_cast<uint32_t *>(smem + SCATTER_SCAN_BYTES + SCATTER_SOURCE_BYTES);
 
-    uint32_t sides[SPLIT_VECS][4], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
-    split_load_tile<SEGMENTED>(p, tile_base, full_tile, sides, ids);
+    scatter_tile tile;
+    tile.base = (size_t)blockIdx.x * SPLIT_TILE;
+    const bool full_tile = tile.base + SPLIT_TILE <= p.n;
+
+    // Start bringing the first payload's tile into L2 while the sides are
+    // loaded and scanned.
+    if (p.num_payloads > 0) {
+        const char *first = static_cast<const char *>(p.payloads[0].in) + tile.base * p.payloads[0].words * 4;
+        const size_t bytes = (size_t)min((size_t)SPLIT_TILE, p.n - tile.base) * p.payloads[0].words * 4;
+        for (size_t b = (size_t)threadIdx.x * 128; b < bytes; b += SPLIT_THREADS * 128)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(first + b));
+    }
+
+    uint32_t side_words[SPLIT_VECS], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
+    split_load_tile<SEGMENTED>(p, tile.base, full_tile, side_words, ids);
 #pragma unroll
     for (int j = 0; j < SPLIT_VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
-            counts[j][k] = split_tile_count(sides[j][k]);
-    const uint32_t aggregate =
-        kd_tile_exclusive_scan<SPLIT_THREADS, SPLIT_VECS>(counts, 0u, kd_sum_op(), s.scan);
-    const uint32_t tile_left = aggregate & 0xffffu, tile_right = aggregate >> 16;
+            counts[j][k] = split_tile_count(split_side(side_words[j], k));
+    const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, SPLIT_VECS>(counts, 0u, kd_sum_op(), scan);
+    tile.tile_left = aggregate & 0xffffu;
+    tile.outputs = tile.tile_left + (aggregate >> 16);
 
-    const uint64_t prefix = p.tile_prefix[tile];
-    const uint32_t left0 = (uint32_t)prefix, right0 = (uint32_t)(prefix >> 32);
-    uint32_t start_right = 0, end_left = 0;
-    if (!SEGMENTED)
-        end_left = (uint32_t)*p.totals;
+    const uint64_t prefix = p.tile_prefix[blockIdx.x];
+    tile.left0 = (uint32_t)prefix;
+    tile.right0 = (uint32_t)(prefix >> 32);
+    tile.end_left = SEGMENTED ? 0u : (uint32_t)*p.totals;
+    uint32_t start_right = 0, end_left = tile.end_left;
 
-    // Each output's slot in the tile = its rank by output address (the
-    // tile's outputs sorted by address); its address goes to shared memory.
-    uint32_t ranks[SPLIT_VECS][4];
+    // Each output's slot = its rank by output address among the tile's
+    // outputs (see split_internal.cuh for the address formulas).
 #pragma unroll
     for (int j = 0; j < SPLIT_VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++) {
+            const uint32_t side = split_side(side_words[j], k);
             if (SEGMENTED) {
                 const uint32_t seg = min(ids[j][k], p.num_segments - 1);
                 start_right = p.seg_start_right[seg];
                 end_left = p.seg_end_left[seg];
             }
             const uint32_t l = counts[j][k] & 0xffffu, r = counts[j][k] >> 16;
-            const uint32_t left_rank = l + max(start_right, right0) - right0;
-            const uint32_t right_rank = min(end_left, left0 + tile_left) - left0 + r;
-            ranks[j][k] = right_rank << 16 | left_rank;
-            if (sides[j][k] & 1u)
-                s.addr[left_rank] = left0 + l + start_right;
-            if (sides[j][k] & 2u)
-                s.addr[right_rank] = right0 + r + end_left;
+            const uint16_t position = (uint16_t)((j * SPLIT_THREADS + threadIdx.x) * 4 + k);
+            if (side & 1u) {
+                const uint32_t slot = l + max(start_right, tile.right0) - tile.right0;
+                source[slot] = position;
+                if (SEGMENTED)
+                    addr[slot] = tile.left0 + l + start_right;
+            }
+            if (side & 2u) {
+                const uint32_t slot = min(end_left, tile.left0 + tile.tile_left) - tile.left0 + r;
+                source[slot] = position;
+                if (SEGMENTED)
+                    addr[slot] = tile.right0 + r + end_left;
+            }
         }
-    // (The first staging round's barrier orders these address writes.)
-    const unsigned tile_outputs = tile_left + tile_right;
+    __syncthreads();
+
     for (int q = 0; q < p.num_payloads; q++) {
         const split_payload_desc &d = p.payloads[q];
-        if (d.words == 1 || MAX_WORDS == 1)
-            scatter_payload<1>(d, p.n, tile_base, full_tile, sides, ranks, tile_outputs, s);
-        else if (d.words == 2 || MAX_WORDS == 2)
-            scatter_payload<(MAX_WORDS >= 2 ? 2 : 1)>(d, p.n, tile_base, full_tile, sides, ranks, tile_outputs, s);
+        if (d.words == 1)
+            move_payload<SEGMENTED, uint32_t>(d, tile, source, addr);
+        else if (d.words == 2)
+            move_payload<SEGMENTED, uint2>(d, tile, source, addr);
         else
-            scatter_payload<MAX_WORDS>(d, p.n, tile_base, full_tile, sides, ranks, tile_outputs, s);
+            move_payload<SEGMENTED, uint4>(d, tile, source, addr);
     }
+}
+
+template <bool SEGMENTED>
+cudaError_t launch(const split_params &p, cudaStream_t stream)
+{
+    const size_t smem = SCATTER_SCAN_BYTES + SCATTER_SOURCE_BYTES + (SEGMENTED ? SCATTER_ADDR_BYTES : 0);
+    KD_TRY_CUDA(cudaFuncSetAttribute(split_scatter_kernel<SEGMENTED>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem));
+    split_scatter_kernel<SEGMENTED><<<kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, smem, stream>>>(p);
+    KD_TRY_LAUNCH();
+    return cudaSuccess;
 }
 
 } // namespace
 
 cudaError_t split_launch_scatter(const split_params &p, bool segmented, cudaStream_t stream)
 {
-    const unsigned num_tiles = kd_div_ceil_u32(p.n, SPLIT_TILE);
-    uint32_t max_words = 1;
-    for (int q = 0; q < p.num_payloads; q++)
-        max_words = max(max_words, p.payloads[q].words);
-    if (segmented) {
-        if (max_words == 1)
-            split_scatter_kernel<true, 1><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-        else if (max_words == 2)
-            split_scatter_kernel<true, 2><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-        else
-            split_scatter_kernel<true, 4><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-    } else {
-        if (max_words == 1)
-            split_scatter_kernel<false, 1><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-        else if (max_words == 2)
-            split_scatter_kernel<false, 2><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-        else
-            split_scatter_kernel<false, 4><<<num_tiles, SPLIT_THREADS, 0, stream>>>(p);
-    }
-    KD_TRY_LAUNCH();
-    return cudaSuccess;
+    return segmented ? launch<true>(p, stream) : launch<false>(p, stream);
 }

@@ -36,10 +36,14 @@ static void print_help(void)
            "  --bad-cost-ratio R       leaf when the best split costs over R x the leaf... (4)\n"
            "  --cost-cutoff-prims N    ...and the node has fewer than N triangles (16)\n"
            "  --max-leaf-prims N       a node with at most N triangles is a leaf (1)\n"
+           "  --max-duplication R      beyond pbrt: at most R x N leaf references in all; along\n"
+           "                           every path the product of the splits' (nL + nR) / n\n"
+           "                           stays within R (64; 0: no bound)\n"
            "\n"
            "reporting:\n"
            "  --sah-constants t,i,e    constants of the reported SAH cost (1,5,0.5); they\n"
-           "                           measure the tree and do not change how it is built\n"
+           "                           measure the tree and do not change how it is built;\n"
+           "                           the empty bonus e is recorded, never applied to it\n"
            "\n"
            "Exit status: 0 success, 1 failure, 2 usage error.\n",
            KD_TREE_DEPTH_LIMIT);
@@ -130,6 +134,11 @@ static int parse_args(int argc, char **argv, build_options *o)
                 return kd_cli_usage_error(k_cmd, "--max-leaf-prims takes an integer >= 0, "
                                           "not '%s'", value);
             o->params.max_leaf_prims = (int)n;
+        } else if (strcmp(arg, "--max-duplication") == 0) {
+            if (!kd_parse_float(value, &f) || (f != 0.0f && f < 1.0f))
+                return kd_cli_usage_error(k_cmd, "--max-duplication takes 0 or a number >= 1, "
+                                          "not '%s'", value);
+            o->params.max_duplication = f;
         } else if (strcmp(arg, "--sah-constants") == 0) {
             float c[3];
             if (!kd_parse_float_list(value, c, 3) || c[0] < 0.0f || c[1] < 0.0f || c[2] < 0.0f ||
@@ -168,6 +177,7 @@ static void write_json(kd_json *json, const build_options *o, const kd_mesh *mes
     kd_json_kv_number(json, "bad_cost_ratio", p->bad_cost_ratio);
     kd_json_kv_int(json, "cost_cutoff_prims", p->max_prims_in_leaf_for_cost_cutoff);
     kd_json_kv_int(json, "max_leaf_prims", p->max_leaf_prims);
+    kd_json_kv_number(json, "max_duplication", p->max_duplication);
     kd_json_end_object(json);
     kd_json_key(json, "tree");
     kd_json_begin_object(json);

@@ -260,6 +260,7 @@ static kd_status profile_sizes(kd_profile_context *ctx, const profile_args *a, k
             char reason[160];
             snprintf(reason, sizeof reason, "needs %.2f GiB of device memory, %.2f GiB free",
                      need / 1073741824.0, free_bytes / 1073741824.0);
+            fflush(stdout); /* keep the message next to the table it interrupts */
             kd_cli_error(k_command, "%s at 2^%d skipped: %s", kd_profile_what_name(what), l, reason);
             if (!sweep) {
                 kd_status s = kd_profile_results_skip(results, what, n, reason, err);
@@ -355,6 +356,7 @@ int kd_cmd_profile(int argc, char **argv)
 
     const bool failed = any_failed(results.rows, results.num_rows) ||
                         any_failed(results.sweep, results.num_sweep);
+    fflush(stdout);
     if (s != KD_OK)
         kd_cli_error(k_command, "%s", err.message);
     else if (failed)

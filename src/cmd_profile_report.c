@@ -115,7 +115,7 @@ void kd_profile_print_header(FILE *f, kd_profile_what what, const kd_profile_dev
             options->reps, options->warmup, 2.0 * device->l2_bytes / 1e6);
     fprintf(f, "GB/s counts %s; the copy counts bytes read + written\n",
             kd_profile_bytes_rule(what));
-    fprintf(f, "%-6s %-34s %5s %11s %11s %9s %7s %8s %7s  %s\n", "n", "variant", "block",
+    fprintf(f, "%-6s %-40s %5s %11s %11s %9s %7s %8s %7s  %s\n", "n", "variant", "block",
             "median us", "min us", "GB/s", "% copy", "speedup", "% CUB", "check");
 }
 
@@ -143,7 +143,7 @@ void kd_profile_print_rows(FILE *f, const kd_profile_row *rows, int count)
         fmt_or_dash(share, sizeof share, "%.1f%%", 100.0 * r->copy_share);
         fmt_or_dash(speed, sizeof speed, "%.2fx", r->speedup);
         fmt_or_dash(cub, sizeof cub, "%.1f%%", 100.0 * r->vs_cub);
-        fprintf(f, "%-6s %-34s %5s %11s %11s %9s %7s %8s %7s  %s%s%s\n", n, r->variant, block, med,
+        fprintf(f, "%-6s %-40s %5s %11s %11s %9s %7s %8s %7s  %s%s%s\n", n, r->variant, block, med,
                 mn, gbps, share, speed, cub, status_name(r->status), r->note[0] ? ": " : "",
                 r->note);
     }
@@ -177,7 +177,7 @@ void kd_profile_print_summary(FILE *f, kd_profile_what what, const kd_profile_re
         const kd_profile_row *row = &r->rows[i];
         if (row->what == what && row->n == largest && row->kind == KD_PROFILE_OURS &&
             isfinite(row->vs_cub))
-            fprintf(f, "   %-34s %8.1f GB/s = %5.1f%% of CUB, %5.1f%% of the copy\n", row->variant,
+            fprintf(f, "   %-40s %8.1f GB/s = %5.1f%% of CUB, %5.1f%% of the copy\n", row->variant,
                     row->gbps, 100.0 * row->vs_cub, 100.0 * row->copy_share);
     }
     if (what != KD_PROFILE_REDUCE)
@@ -222,7 +222,7 @@ void kd_profile_print_sweep(FILE *f, kd_profile_what what, const kd_profile_resu
         return;
     fprintf(f, "\n-- block-size sweep, %s: GB/s (median) per block size; * = fastest\n",
             kd_profile_what_name(what));
-    fprintf(f, "%-6s %-34s", "n", "variant");
+    fprintf(f, "%-6s %-40s", "n", "variant");
     for (int b = 0; b < num_block_sizes; b++)
         fprintf(f, " %10d", block_sizes[b]);
     fputc('\n', f);
@@ -252,7 +252,7 @@ void kd_profile_print_sweep(FILE *f, kd_profile_what what, const kd_profile_resu
         }
         char n_label[24];
         size_label(row->n, n_label, sizeof n_label);
-        fprintf(f, "%-6s %-34s", n_label, row->variant);
+        fprintf(f, "%-6s %-40s", n_label, row->variant);
         for (int b = 0; b < num_block_sizes && b < 64; b++) {
             if (!isfinite(cells[b]))
                 fprintf(f, " %10s", "-");

@@ -48,8 +48,9 @@ static void print_usage(FILE *f)
             "                       shaded  eye light: grey level |cos| between ray and normal\n"
             "                       depth   hit distance, near pale yellow to far indigo\n"
             "                       steps   heat map of kd-tree nodes visited per ray, legend below\n"
-            "                       tests   heat map of ray-triangle tests per ray, legend below\n"
-            "%s"
+            "                       tests   heat map of ray-triangle tests per ray, legend below\n");
+    kd_camera_print_options(f, 21);
+    fprintf(f,
             "                     (default size %dx%d; camera framed on the scene bounds)\n"
             "  --threads N        worker threads (default: all %d cores)\n"
             "  --json FILE|-      also write the figures as JSON ('-': stdout, text report left out)\n"
@@ -58,8 +59,7 @@ static void print_usage(FILE *f)
             "\n"
             "Exit status: 0 success, 1 failure (unreadable scene or tree, a tree that does not\n"
             "fit the scene, an image that cannot be written), 2 usage error.\n",
-            kd_camera_options_help, KD_RENDER_DEFAULT_SIZE, KD_RENDER_DEFAULT_SIZE,
-            kd_parallel_num_cores());
+            KD_RENDER_DEFAULT_SIZE, KD_RENDER_DEFAULT_SIZE, kd_parallel_num_cores());
 }
 
 static int parse_args(int argc, char **argv, render_args *args)

@@ -20,7 +20,7 @@ enum {
     KD_VERIFY_DEFAULT_SIZE = 256,
     KD_VERIFY_SAMPLE_ABOVE = 100000, /* triangles: beyond this, sample camera rays */
     KD_VERIFY_DEFAULT_SAMPLE = 10000,
-    KD_VERIFY_DEFAULT_INTERIOR = 1000,
+    KD_VERIFY_DEFAULT_INTERIOR = 4096,
     KD_COMPARE_PIXEL_K = 8           /* a pixel "differs" past this in some channel */
 };
 #define KD_VERIFY_DEFAULT_THRESHOLD 0.5
@@ -44,7 +44,8 @@ static void print_usage(FILE *f)
             "usage: scankd verify SCENE.obj [options]\n"
             "\n"
             "Proves a kd-tree right (built with the CPU exact-SAH builder, or given by --tree):\n"
-            " (a) invariants, exhaustively: child and leaf indices in range and in preorder,\n"
+            " (a) invariants, exhaustively: child indices in range and after their parent,\n"
+            "     every node reached once from the root, leaf ranges inside the index array,\n"
             "     triangle indices in range, splits inside their node's box (so children\n"
             "     partition it), leaf depth within the tree's cap, the root box containing every\n"
             "     triangle, and every triangle that truly overlaps a leaf's closed box (exact\n"
@@ -69,8 +70,12 @@ static void print_usage(FILE *f)
             "  --compare REF.png      also compare the shaded render (same camera; --size\n"
             "                         defaults to REF's size) with REF\n"
             "  --compare-threshold T  fail when the mean absolute difference per channel, in\n"
-            "                         0..255 units over all pixels, exceeds T (default %g)\n"
-            "%s"
+            "                         0..255 units over all pixels, exceeds T (default %g)\n",
+            KD_VERIFY_SAMPLE_ABOVE, KD_VERIFY_DEFAULT_SAMPLE, KD_VERIFY_DEFAULT_INTERIOR,
+            KD_VERIFY_DEFAULT_INTERIOR, (double)KD_VERIFY_DEFAULT_TOLERANCE,
+            KD_VERIFY_DEFAULT_THRESHOLD);
+    kd_camera_print_options(f, 25);
+    fprintf(f,
             "                         (default size %dx%d)\n"
             "  --threads N            worker threads (default: all %d cores)\n"
             "  --json FILE|-          also write the results as JSON ('-': stdout, text left out)\n"
@@ -79,10 +84,7 @@ static void print_usage(FILE *f)
             "\n"
             "Exit status: 0 everything checked passed, 1 a violation, a mismatch, an image\n"
             "difference over the threshold or an error, 2 usage error.\n",
-            KD_VERIFY_SAMPLE_ABOVE, KD_VERIFY_DEFAULT_SAMPLE, KD_VERIFY_DEFAULT_INTERIOR,
-            KD_VERIFY_DEFAULT_INTERIOR, (double)KD_VERIFY_DEFAULT_TOLERANCE,
-            KD_VERIFY_DEFAULT_THRESHOLD, kd_camera_options_help, KD_VERIFY_DEFAULT_SIZE,
-            KD_VERIFY_DEFAULT_SIZE, kd_parallel_num_cores());
+            KD_VERIFY_DEFAULT_SIZE, KD_VERIFY_DEFAULT_SIZE, kd_parallel_num_cores());
 }
 
 /* Parses the value of a numeric option; returns 0, or the usage exit code. */
@@ -560,6 +562,8 @@ int kd_cmd_verify(int argc, char **argv)
         if (a.compare && !r.compared)
             fprintf(report, "compare     FAIL  nothing rendered to compare\n");
     }
+    if (a.output && !r.rays_run && report)
+        fprintf(report, "wrote       nothing: no image without traced rays\n");
     if (a.output && r.rays_run) {
         if (kd_image_write_png(&marked, a.output, &err))
             goto fail;

@@ -24,7 +24,7 @@ typedef struct node_buffer {
 typedef struct build_task {
     kd_aabb box;
     kd_event_lists lists;
-    int depth_left, bad_refines;
+    kd_path_state path;
     node_buffer out;
     kd_status status;
     kd_error err;
@@ -38,6 +38,7 @@ typedef struct build_ctx {
     size_t num_tasks, cap_tasks;
     uint32_t *task_order;
     uint32_t task_threshold; /* upper-level nodes with at most this many triangles become tasks */
+    int num_workers;
 } build_ctx;
 
 static void buffer_free(node_buffer *b)
@@ -123,7 +124,7 @@ static kd_status emit_leaf(node_buffer *b, const kd_event_lists *lists, bool tra
 }
 
 static kd_status add_task(build_ctx *ctx, const kd_aabb *box, kd_event_lists *lists,
-                          int depth_left, int bad_refines, kd_error *err)
+                          const kd_path_state *path, kd_error *err)
 {
     if (ctx->num_tasks == ctx->cap_tasks) {
         size_t cap = ctx->cap_tasks ? 2 * ctx->cap_tasks : 64;
@@ -137,8 +138,7 @@ static kd_status add_task(build_ctx *ctx, const kd_aabb *box, kd_event_lists *li
     memset(t, 0, sizeof *t);
     t->box = *box;
     t->lists = *lists;
-    t->depth_left = depth_left;
-    t->bad_refines = bad_refines;
+    t->path = *path;
     memset(lists, 0, sizeof *lists);
     return KD_OK;
 }
@@ -146,25 +146,26 @@ static kd_status add_task(build_ctx *ctx, const kd_aabb *box, kd_event_lists *li
 /* Builds the subtree of one node, taking ownership of its event lists.
  * upper: the upper levels, where small nodes become tasks. */
 static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buffer *out,
-                            const kd_aabb *box, kd_event_lists *lists, int depth_left,
-                            int bad_refines, bool upper, kd_error *err)
+                            const kd_aabb *box, kd_event_lists *lists, kd_path_state path,
+                            bool upper, kd_error *err)
 {
     kd_status st;
     size_t index;
     if (upper && lists->num_tris <= ctx->task_threshold) {
         st = push_node(out, kd_make_leaf(0, 0), (uint32_t)ctx->num_tasks + 1, true, &index, err);
         if (st == KD_OK)
-            st = add_task(ctx, box, lists, depth_left, bad_refines, err);
+            st = add_task(ctx, box, lists, &path, err);
         kd_event_lists_free(lists);
         return st;
     }
 
     /* Leaf or split, by pbrt's rules over the exact SAH optimum. */
-    kd_split split = {false, 0, 0.0f, 0.0};
-    bool leaf = kd_leaf_before_sweep(lists->num_tris, depth_left, box, ctx->params);
+    kd_split split = {false, 0, 0.0f, 0.0, 0, 0};
+    bool leaf = kd_leaf_before_sweep(lists->num_tris, &path, box, ctx->params);
     if (!leaf) {
-        split = kd_find_best_split(lists, box, ctx->params);
-        leaf = kd_leaf_after_sweep(lists->num_tris, &split, ctx->params, &bad_refines);
+        /* Only the upper levels run alone; tasks already use every core. */
+        split = kd_find_best_split(lists, box, ctx->params, upper ? ctx->num_workers : 1);
+        leaf = kd_leaf_after_sweep(lists->num_tris, &split, ctx->params, &path);
     }
     if (leaf) {
         st = emit_leaf(out, lists, upper, err);
@@ -173,7 +174,8 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
     }
 
     kd_event_lists left, right;
-    st = kd_split_events(ctx->mesh, lists, box, split.axis, split.pos, scratch, &left, &right, err);
+    st = kd_split_events(ctx->mesh, lists, box, split.axis, split.pos, scratch,
+                         upper ? ctx->num_workers : 1, &left, &right, err);
     kd_event_lists_free(lists);
     if (st)
         return st;
@@ -182,8 +184,7 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
 
     st = push_node(out, kd_make_interior(split.axis, split.pos, 0), 0, upper, &index, err);
     if (st == KD_OK)
-        st = build_node(ctx, scratch, out, &left_box, &left, depth_left - 1, bad_refines, upper,
-                        err);
+        st = build_node(ctx, scratch, out, &left_box, &left, path, upper, err);
     else
         kd_event_lists_free(&left);
     if (st) {
@@ -192,8 +193,7 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
     }
     /* Child indices are local to the buffer too. */
     out->nodes[index] = kd_make_interior(split.axis, split.pos, (uint32_t)out->num_nodes);
-    return build_node(ctx, scratch, out, &right_box, &right, depth_left - 1, bad_refines, upper,
-                      err);
+    return build_node(ctx, scratch, out, &right_box, &right, path, upper, err);
 }
 
 static void run_tasks(void *p, size_t begin, size_t end, int worker)
@@ -201,8 +201,8 @@ static void run_tasks(void *p, size_t begin, size_t end, int worker)
     build_ctx *ctx = p;
     for (size_t i = begin; i < end; i++) {
         build_task *t = &ctx->tasks[ctx->task_order[i]];
-        t->status = build_node(ctx, &ctx->scratch[worker], &t->out, &t->box, &t->lists,
-                               t->depth_left, t->bad_refines, false, &t->err);
+        t->status = build_node(ctx, &ctx->scratch[worker], &t->out, &t->box, &t->lists, t->path,
+                               false, &t->err);
     }
 }
 
@@ -230,6 +230,8 @@ typedef struct assembly {
 
 static void copy_indices(assembly *as, const uint32_t *src, size_t n)
 {
+    if (n == 0)
+        return; /* src may be NULL then */
     memcpy(as->tree->leaf_indices + as->num_indices, src, n * sizeof *src);
     as->num_indices += n;
 }
@@ -309,10 +311,12 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
         memset(timing, 0, sizeof *timing);
     if (!(params->traversal_cost >= 0.0f) || !(params->intersect_cost > 0.0f) ||
         !(params->empty_bonus >= 0.0f && params->empty_bonus <= 1.0f) ||
-        params->max_bad_refines < 1 || !(params->bad_cost_ratio > 0.0f))
+        params->max_bad_refines < 1 || !(params->bad_cost_ratio > 0.0f) ||
+        !(params->max_duplication <= 0.0f || params->max_duplication >= 1.0f))
         return kd_error_set(err, KD_ERR_INVALID,
                             "build parameters out of range (traversal >= 0, intersect > 0, "
-                            "0 <= empty bonus <= 1, bad refines >= 1, cost ratio > 0)");
+                            "0 <= empty bonus <= 1, bad refines >= 1, cost ratio > 0, "
+                            "duplication bound 0 or >= 1)");
     int max_depth = kd_build_max_depth(params, mesh->num_triangles);
     int workers = params->num_threads > 0 ? params->num_threads : kd_parallel_num_cores();
 
@@ -320,6 +324,7 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
     memset(&ctx, 0, sizeof ctx);
     ctx.mesh = mesh;
     ctx.params = params;
+    ctx.num_workers = workers;
     node_buffer upper;
     memset(&upper, 0, sizeof upper);
     kd_event_lists root;
@@ -350,7 +355,8 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
 
     double t_upper = kd_build_now_ms();
     if (st == KD_OK)
-        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root, max_depth, 0, true, err);
+        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root,
+                        (kd_path_state){max_depth, 0, 1.0}, true, err);
     else
         kd_event_lists_free(&root);
     double t_tasks = kd_build_now_ms();

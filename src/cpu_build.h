@@ -1,11 +1,29 @@
 /* The CPU reference builder: exact SAH with perfect splits, O(N log N)
- * (Wald & Havran 2006: split events sorted once and kept sorted). */
+ * (Wald & Havran 2006: split events sorted once and kept sorted).
+ *
+ * What it guarantees (the contract `scankd verify` checks):
+ *  - every triangle that truly overlaps a leaf's CLOSED box is listed in that
+ *    leaf: a triangle touching or lying in a split plane goes to every child
+ *    whose closed box it touches. Straddlers are clipped to each child box
+ *    (Sutherland-Hodgman, rounded outward), so their bounds are exact where
+ *    they can be and never too small;
+ *  - the split is the exact SAH optimum over every float plane strictly inside
+ *    the node (cpu_build_internal.h says why the clipped-bound positions and
+ *    their float neighbours are enough), ties to the lowest axis and position;
+ *  - the same tree for any number of threads;
+ *  - depth <= tree->max_depth (the cap: 8 + 1.3 floor(log2 N), rounded, or
+ *    params->max_depth), and at most params->max_duplication x N references.
+ * Stopping rules are pbrt-v4's (kd_build.h) plus the duplication bound. */
 #ifndef KD_CPU_BUILD_H
 #define KD_CPU_BUILD_H
 
 #include "kd_build.h"
 
-/* Builds a tree over mesh into *tree (freed with kd_tree_free). timing may be NULL. */
+/* Builds a tree over mesh into *tree (freed with kd_tree_free). timing may be
+ * NULL; it gets the phases events, sort, upper levels (built alone until the
+ * nodes are small enough), subtrees (built in parallel) and assembly.
+ * Fails with KD_ERR_INVALID on a non-finite coordinate, a vertex index out of
+ * range or parameters out of range. */
 kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
                        kd_build_timing *timing, kd_error *err);
 

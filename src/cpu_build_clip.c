@@ -100,13 +100,13 @@ bool kd_clip_triangle_bounds(const float v[3][3], const kd_aabb *box, kd_aabb *o
         return true;
     }
 
-    /* The error bound scales with the largest magnitude involved. */
+    /* Every computed point interpolates the triangle's vertices (a plane it
+     * crosses lies between them), so the rounding error scales with their
+     * largest magnitude: a few ulps of double per stage, far below the slack. */
     double mag = 0.0;
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < 3; a++)
         for (int i = 0; i < 3; i++)
             mag = dmax(mag, fabs((double)v[i][a]));
-        mag = dmax(mag, dmax(fabs((double)box->lo[a]), fabs((double)box->hi[a])));
-    }
     double slack = mag * 0x1p-40;
 
     clip_vertex buf[2][KD_CLIP_MAX_VERTS];

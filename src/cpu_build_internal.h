@@ -171,21 +171,31 @@ typedef struct kd_split {
     int axis;
     float pos;
     double cost;
+    uint32_t num_left, num_right; /* triangles each side gets */
 } kd_split;
 
-/* Exact SAH sweep over the node's sorted events: O(number of events). */
+/* Exact SAH sweep over the node's sorted events: O(number of events). Large
+ * nodes sweep the three axes on up to num_threads threads (same result). */
 kd_split kd_find_best_split(const kd_event_lists *lists, const kd_aabb *box,
-                            const kd_build_params *params);
+                            const kd_build_params *params, int num_threads);
 
-/* pbrt's termination rules. Before the sweep: few enough triangles, depth cap
- * reached, or a box without area. After it, given the best split (or none):
- * no split, the split costs over bad_cost_ratio x the leaf with few triangles,
- * or the bad refines along the path reach their limit (*bad_refines counts
- * splits costlier than the leaf, as pbrt does). True: make a leaf. */
-bool kd_leaf_before_sweep(uint32_t num_tris, int depth_left, const kd_aabb *box,
+/* What the stopping rules carry from the root down one path. */
+typedef struct kd_path_state {
+    int depth_left;
+    int bad_refines;        /* splits on the path costlier than their leaf (pbrt) */
+    double duplication;     /* product of (nL + nR) / n over the path's splits */
+} kd_path_state;
+
+/* The termination rules. Before the sweep (pbrt): few enough triangles, depth
+ * cap reached, or a box without area. After it, given the best split (or
+ * none): no split; the split costs over bad_cost_ratio x the leaf with few
+ * triangles, or the bad refines reach their limit (pbrt); or the split would
+ * take the path's duplication over max_duplication. *path is updated for the
+ * children. True: make a leaf. */
+bool kd_leaf_before_sweep(uint32_t num_tris, const kd_path_state *path, const kd_aabb *box,
                           const kd_build_params *params);
 bool kd_leaf_after_sweep(uint32_t num_tris, const kd_split *split, const kd_build_params *params,
-                         int *bad_refines);
+                         kd_path_state *path);
 
 /* ---- Splitting a node's event lists (Wald & Havran 2006, section 5) -------- */
 
@@ -205,10 +215,11 @@ void kd_split_scratch_free(kd_split_scratch *s);
 /* Splits a node's events at (axis, pos) into the children's lists, which keep
  * their sort order without sorting again: events of one-sided triangles are
  * copied in order, straddlers are clipped to each child box anew and their
- * events merged in. parent is left untouched. */
+ * events merged in. parent is left untouched. Large nodes merge the three
+ * axes on up to num_threads threads. */
 kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, const kd_aabb *box,
-                          int axis, float pos, kd_split_scratch *scratch, kd_event_lists *left,
-                          kd_event_lists *right, kd_error *err);
+                          int axis, float pos, kd_split_scratch *scratch, int num_threads,
+                          kd_event_lists *left, kd_event_lists *right, kd_error *err);
 
 /* Child boxes of a split. */
 static inline void kd_split_boxes(const kd_aabb *box, int axis, float pos, kd_aabb *left,

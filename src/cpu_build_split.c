@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cpu_build_internal.h"
+#include "kd_parallel.h"
 
 enum { SIDE_LEFT = 1, SIDE_RIGHT = 2, SIDE_BOTH = 3 };
 
@@ -48,9 +49,51 @@ static kd_status reserve(kd_split_scratch *s, uint32_t num_tris, kd_error *err)
     return KD_OK;
 }
 
+typedef struct merge_job {
+    const kd_event_lists *parent;
+    const uint8_t *side;
+    kd_event_lists *left, *right;
+    const kd_event *fresh[2][3];
+    uint32_t num_fresh[2][3];
+} merge_job;
+
+static void merge_axes(void *ctx, size_t begin, size_t end, int worker)
+{
+    (void)worker;
+    merge_job *job = ctx;
+    for (size_t a = begin; a < end; a++) {
+        const kd_event *in = job->parent->ev[a];
+        kd_event *out_l = job->left->ev[a], *out_r = job->right->ev[a];
+        const kd_event *fl = job->fresh[0][a], *fl_end = fl + job->num_fresh[0][a];
+        const kd_event *fr = job->fresh[1][a], *fr_end = fr + job->num_fresh[1][a];
+        for (uint32_t i = 0; i < job->parent->count[a]; i++) {
+            kd_event e = in[i];
+            uint8_t s = job->side[kd_event_tri(e)];
+            if (s == SIDE_LEFT) {
+                while (fl < fl_end && *fl < e)
+                    *out_l++ = *fl++;
+                *out_l++ = e;
+            } else if (s == SIDE_RIGHT) {
+                while (fr < fr_end && *fr < e)
+                    *out_r++ = *fr++;
+                *out_r++ = e;
+            }
+        }
+        while (fl < fl_end)
+            *out_l++ = *fl++;
+        while (fr < fr_end)
+            *out_r++ = *fr++;
+        job->left->count[a] = (uint32_t)(out_l - job->left->ev[a]);
+        job->right->count[a] = (uint32_t)(out_r - job->right->ev[a]);
+    }
+}
+
+/* Nodes this large merge their three axes on separate threads. */
+enum { PARALLEL_MERGE_EVENTS = 1 << 18 };
+
 kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, const kd_aabb *box,
-                          int axis, float pos, kd_split_scratch *scratch, kd_event_lists *left,
-                          kd_event_lists *right, kd_error *err)
+                          int axis, float pos, kd_split_scratch *scratch, int num_threads,
+                          kd_event_lists *left, kd_event_lists *right, kd_error *err)
 {
     kd_status st = reserve(scratch, parent->num_tris, err);
     if (st)
@@ -127,32 +170,19 @@ kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, con
     }
 
     /* One ordered pass per axis sends each one-sided event to its child,
-     * merging the sorted straddler events in on the way. */
-    for (int a = 0; a < 3; a++) {
-        const kd_event *in = parent->ev[a];
-        kd_event *out_l = left->ev[a], *out_r = right->ev[a];
-        const kd_event *fl = fresh[0][a], *fl_end = fl + num_fresh[0][a];
-        const kd_event *fr = fresh[1][a], *fr_end = fr + num_fresh[1][a];
-        for (uint32_t i = 0; i < parent->count[a]; i++) {
-            kd_event e = in[i];
-            uint8_t s = side[kd_event_tri(e)];
-            if (s == SIDE_LEFT) {
-                while (fl < fl_end && *fl < e)
-                    *out_l++ = *fl++;
-                *out_l++ = e;
-            } else if (s == SIDE_RIGHT) {
-                while (fr < fr_end && *fr < e)
-                    *out_r++ = *fr++;
-                *out_r++ = e;
-            }
+     * merging the sorted straddler events in on the way; the axes are
+     * independent, so large nodes do them on separate threads. */
+    merge_job job = {parent, side, left, right, {{0}}, {{0}}};
+    for (int c = 0; c < 2; c++)
+        for (int a = 0; a < 3; a++) {
+            job.fresh[c][a] = fresh[c][a];
+            job.num_fresh[c][a] = num_fresh[c][a];
         }
-        while (fl < fl_end)
-            *out_l++ = *fl++;
-        while (fr < fr_end)
-            *out_r++ = *fr++;
-        left->count[a] = (uint32_t)(out_l - left->ev[a]);
-        right->count[a] = (uint32_t)(out_r - right->ev[a]);
-    }
+    size_t events = (size_t)parent->count[0] + parent->count[1] + parent->count[2];
+    if (num_threads > 1 && events >= PARALLEL_MERGE_EVENTS)
+        kd_parallel_for(3, 1, num_threads, merge_axes, &job);
+    else
+        merge_axes(&job, 0, 3, 0);
     left->num_tris = num_left_only + num_kept[0];
     right->num_tris = num_right_only + num_kept[1];
 

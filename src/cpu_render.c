@@ -1,4 +1,4 @@
-/* CPU ray caster: rows of the image handed out to all cores in chunks. */
+/* CPU ray caster: square tiles of the image handed out to all cores in chunks. */
 #include "cpu_render.h"
 
 #include <math.h>

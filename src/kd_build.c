@@ -14,6 +14,7 @@ void kd_build_params_default(kd_build_params *params)
     params->bad_cost_ratio = 4.0f;
     params->max_leaf_prims = 1;
     params->num_threads = 0;
+    params->max_duplication = 64.0f;
 }
 
 int kd_build_max_depth(const kd_build_params *params, uint32_t num_triangles)

@@ -23,6 +23,11 @@ typedef struct kd_build_params {
     float bad_cost_ratio;    /* 4 */
     int max_leaf_prims;      /* 1: a node with this many or fewer triangles is a leaf (pbrt maxPrims) */
     int num_threads;         /* <= 0: all cores (CPU builder) */
+    float max_duplication;   /* 64: beyond pbrt, a bound on references: along any path the
+                                product of the splits' (nL + nR) / n stays within it, so a
+                                tree holds at most max_duplication x N references (flat or
+                                heavily overlapping geometry would otherwise duplicate up to
+                                the depth cap); <= 0: no bound */
 } kd_build_params;
 
 void kd_build_params_default(kd_build_params *params);

@@ -1,5 +1,7 @@
-/* OBJ loading entry points: reading the file (plain or gzip) whole into memory, then
- * parsing it with obj_parse.c and finishing with obj_finish.c. */
+/* OBJ loading entry points. A file is read whole before parsing: large plain files
+ * are mapped (the parser reads the page cache in place), small ones read into a
+ * buffer, gzip files decompressed into one. Parsing is obj_parse.c, finishing
+ * (forward references, degenerate triangles) obj_finish.c. */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* MAP_POPULATE */
 #endif
@@ -17,7 +19,7 @@
 #include <zlib.h>
 #endif
 
-#include "obj_internal.h"
+#include "obj_number.h" /* character classes */
 
 /* Bytes kept free after the text: the parser appends a line end there. */
 enum { TEXT_PADDING = 2 };
@@ -154,6 +156,57 @@ static kd_status read_file(const char *path, text_buffer *buf, kd_obj_file_info 
     return st;
 }
 
+/* ---- Text in memory -------------------------------------------------------- */
+
+/* The last '\n' in [data, data+size) that ends a logical line (one not preceded by a
+ * continuation backslash), or NULL. A backslash inside a comment is taken as a
+ * continuation here; that only moves a little more text into the copied tail. */
+static const char *last_line_end(const char *data, size_t size)
+{
+    size_t stop = size; /* search [0, stop) */
+    while (stop > 0) {
+        size_t nl = stop;
+        while (nl > 0 && data[nl - 1] != '\n')
+            nl--;
+        if (nl == 0)
+            return NULL;
+        nl--; /* data[nl] == '\n' */
+        size_t r = nl;
+        while (r > 0 && obj_is_blank(data[r - 1]))
+            r--;
+        if (!(r > 0 && data[r - 1] == '\\'))
+            return data + nl;
+        stop = nl;
+    }
+    return NULL;
+}
+
+/* The parser needs its text to end with a line end it can stop at; rather than copy
+ * a whole file to append one, the text up to its last complete logical line is
+ * parsed in place and only the rest (usually nothing) from a padded copy. */
+kd_status kd_obj_parse_text(kd_obj_parser *ps, const char *data, size_t size)
+{
+    const char *nl = last_line_end(data, size);
+    size_t head = nl ? (size_t)(nl - data) + 1 : 0;
+    kd_status st = KD_OK;
+    if (head > 0 && (st = kd_obj_parse_lines(ps, data, data + head)))
+        return st;
+    size_t tail = size - head;
+    if (tail == 0)
+        return KD_OK;
+    /* Two newlines: if the text ends in a continuation backslash the first one is
+     * consumed by it, and the second still ends the statement. */
+    char *copy = malloc(tail + 2);
+    if (!copy)
+        return kd_error_set(ps->err, KD_ERR_NOMEM, "%s: out of memory", ps->name);
+    memcpy(copy, data + head, tail);
+    copy[tail] = '\n';
+    copy[tail + 1] = '\n';
+    st = kd_obj_parse_lines(ps, copy, copy + tail + 2);
+    free(copy);
+    return st;
+}
+
 kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *name,
                                      kd_obj_limits limits, kd_mesh *mesh, kd_error *err)
 {
@@ -182,7 +235,9 @@ kd_status kd_obj_load_memory(const char *data, size_t size, const char *name, kd
 
 /* Maps a large plain file instead of copying it: the parser then reads the page
  * cache directly, which saves the copy and the page faults of a fresh buffer
- * (about a quarter of the load time of a 30 MB file). NULL when it cannot. */
+ * (about a quarter of the load time of a 30 MB file). NULL when it cannot (then
+ * the file is read instead). Like any mapping, a file truncated while it is being
+ * parsed would fault; OBJ files are not written while scenes load. */
 static const char *map_plain_file(const char *path, uint64_t *size)
 {
     enum { MAP_THRESHOLD = 1 << 20 }; /* small files: one read() is cheaper */

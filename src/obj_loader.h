@@ -5,7 +5,8 @@
  *                                      Fewer than 3, 5, or more than 7 numbers is an error.
  *   f i j k ...                        a face of 3 or more vertices, fan-triangulated
  *                                      (i,j,k), (i,k,l), ...; each index in any of the
- *                                      forms v, v/vt, v//vn, v/vt/vn (forms may mix).
+ *                                      forms v, v/vt, v//vn, v/vt/vn (forms may mix;
+ *                                      an index may carry a + sign).
  *                                      Negative indices count back from the last element
  *                                      of that kind defined so far; positive ones may
  *                                      point forward (checked once the file is read).

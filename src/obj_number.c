@@ -72,6 +72,8 @@ float kd_obj_slow_float(const char *begin, const char *end)
     if (scale < -100)
         return negative ? -0.0f : 0.0f;
 
+    /* strtof reads the C locale's '.', which is what scankd runs in (it never calls
+     * setlocale). */
     char text[SLOW_MAX_DIGITS + 32];
     snprintf(text, sizeof text, "%s0.%se%d", negative ? "-" : "", digits, (int)scale);
     return strtof(text, NULL);

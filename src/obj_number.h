@@ -17,8 +17,7 @@
  * (which may start a line continuation). */
 enum {
     OBJ_CC_BLANK = 1, /* space, tab, \r, \v, \f */
-    OBJ_CC_DIGIT = 2,
-    OBJ_CC_END = 4 /* blank, '\n', '#', '\\' */
+    OBJ_CC_END = 2    /* blank, '\n', '#', '\\' */
 };
 
 static const unsigned char k_obj_cclass[256] = {
@@ -26,9 +25,6 @@ static const unsigned char k_obj_cclass[256] = {
     ['\f'] = OBJ_CC_BLANK | OBJ_CC_END, ['\r'] = OBJ_CC_BLANK | OBJ_CC_END,
     [' '] = OBJ_CC_BLANK | OBJ_CC_END,  ['\n'] = OBJ_CC_END,
     ['#'] = OBJ_CC_END,                 ['\\'] = OBJ_CC_END,
-    ['0'] = OBJ_CC_DIGIT, ['1'] = OBJ_CC_DIGIT, ['2'] = OBJ_CC_DIGIT, ['3'] = OBJ_CC_DIGIT,
-    ['4'] = OBJ_CC_DIGIT, ['5'] = OBJ_CC_DIGIT, ['6'] = OBJ_CC_DIGIT, ['7'] = OBJ_CC_DIGIT,
-    ['8'] = OBJ_CC_DIGIT, ['9'] = OBJ_CC_DIGIT,
 };
 
 static inline bool obj_is_blank(char c) { return k_obj_cclass[(unsigned char)c] & OBJ_CC_BLANK; }
@@ -46,6 +42,15 @@ static inline const char *obj_scan_digits(const char *p, uint64_t *m)
     *m = value;
     return p;
 }
+
+/* The fast conversions below rely on float and double operations rounding once, to
+ * their own type (FLT_EVAL_METHOD 0, as with SSE on x86-64 and on ARM); where
+ * intermediate results are wider (x87), every number takes the exact slow path. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define OBJ_FAST_CONVERSION 1
+#else
+#define OBJ_FAST_CONVERSION 0
+#endif
 
 /* Powers of ten exactly representable in float (up to 1e10) and double (up to 1e22). */
 static const float k_obj_pow10f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
@@ -132,7 +137,7 @@ static inline const char *obj_parse_float(const char *p, float *out)
     }
 
     float value;
-    if (inexact) {
+    if (inexact || !OBJ_FAST_CONVERSION) {
         *out = kd_obj_slow_float(start, p);
         return p;
     } else if (m == 0) {

@@ -1,7 +1,6 @@
 /* Statistics of any tree (definitions in tree_stats.h). */
 #include "tree_stats.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void kd_sah_constants_default(kd_sah_constants *c)
@@ -39,7 +38,6 @@ void kd_tree_compute_stats(const kd_tree *tree, const kd_sah_constants *constant
         return;
 
     double root_area = box_area(&tree->bounds);
-    double *prob = malloc((size_t)tree->num_nodes * sizeof *prob);
     double depth_sum = 0.0;
 
     /* Preorder walk carrying each node's box; the stack holds pending above
@@ -51,8 +49,6 @@ void kd_tree_compute_stats(const kd_tree *tree, const kd_sah_constants *constant
         walk_entry e = stack[--top];
         kd_node n = tree->nodes[e.node];
         double p = root_area > 0.0 ? box_area(&e.box) / root_area : 1.0;
-        if (prob)
-            prob[e.node] = p;
         if (kd_node_is_leaf(n)) {
             uint32_t count = kd_node_num_prims(n);
             stats->num_leaves++;
@@ -84,38 +80,14 @@ void kd_tree_compute_stats(const kd_tree *tree, const kd_sah_constants *constant
     stats->mean_leaf_depth = stats->num_leaves ? depth_sum / stats->num_leaves : 0.0;
     stats->refs_per_triangle =
         tree->num_triangles ? (double)stats->num_leaf_refs / tree->num_triangles : 0.0;
-
-    /* Children follow their parent in preorder, so one backward pass has
-     * both children's costs ready for every interior node. */
-    if (prob) {
-        for (uint32_t i = tree->num_nodes; i-- > 0;) {
-            kd_node n = tree->nodes[i];
-            if (kd_node_is_leaf(n)) {
-                prob[i] = c->intersect_cost * (double)kd_node_num_prims(n) * prob[i];
-                continue;
-            }
-            kd_node below = tree->nodes[i + 1], above = tree->nodes[kd_node_above_child(n)];
-            int empty_child = (kd_node_is_leaf(below) && kd_node_num_prims(below) == 0) ||
-                              (kd_node_is_leaf(above) && kd_node_num_prims(above) == 0);
-            double eb = empty_child ? c->empty_bonus : 0.0;
-            prob[i] = c->traversal_cost * prob[i] +
-                      (1.0 - eb) * (prob[i + 1] + prob[kd_node_above_child(n)]);
-        }
-        stats->sah_cost_empty_bonus = prob[0];
-        free(prob);
-    } else {
-        stats->sah_cost_empty_bonus = -1.0; /* out of memory: unknown */
-    }
 }
 
 void kd_tree_stats_print(FILE *f, const kd_tree_stats *s, const kd_build_timing *timing)
 {
     const kd_sah_constants *c = &s->constants;
-    fprintf(f, "tree (SAH constants: traversal %g, intersect %g, empty bonus %g)\n",
+    fprintf(f, "tree (SAH constants: traversal %g, intersect %g; empty bonus %g not applied)\n",
             c->traversal_cost, c->intersect_cost, c->empty_bonus);
     fprintf(f, "  %-26s %12.4f  (relative to the root's surface area)\n", "SAH cost", s->sah_cost);
-    if (s->sah_cost_empty_bonus >= 0.0)
-        fprintf(f, "  %-26s %12.4f\n", "SAH cost with empty bonus", s->sah_cost_empty_bonus);
     fprintf(f, "  %-26s %12u\n", "triangles", s->num_triangles);
     fprintf(f, "  %-26s %12u  (interior %u, leaves %u)\n", "nodes", s->num_nodes, s->num_interior,
             s->num_leaves);
@@ -147,11 +119,6 @@ void kd_tree_stats_json(kd_json *json, const kd_tree_stats *s, const kd_build_ti
     kd_json_kv_number(json, "empty_bonus", s->constants.empty_bonus);
     kd_json_end_object(json);
     kd_json_kv_number(json, "sah_cost", s->sah_cost);
-    kd_json_key(json, "sah_cost_empty_bonus");
-    if (s->sah_cost_empty_bonus >= 0.0)
-        kd_json_number(json, s->sah_cost_empty_bonus);
-    else
-        kd_json_null(json);
     kd_json_kv_int(json, "triangles", s->num_triangles);
     kd_json_kv_int(json, "nodes", s->num_nodes);
     kd_json_kv_int(json, "interior_nodes", s->num_interior);

@@ -26,11 +26,10 @@ void kd_sah_constants_default(kd_sah_constants *c);
  *   sah_cost = traversal * expected_traversal_steps + intersect * expected_triangle_tests
  * The EMPTY BONUS IS NOT APPLIED to sah_cost: it is a build-time heuristic
  * (pbrt uses it only while choosing splits), and leaving it out keeps the cost
- * a plain expected-work figure comparable across builders. For reference,
- * sah_cost_empty_bonus applies it recursively the way pbrt's split cost
- * does: C(leaf) = intersect count p, C(interior) = traversal p + (1 - eb)
- * (C(below) + C(above)), with eb = empty_bonus when one child is an empty
- * leaf and 0 otherwise; sah_cost_empty_bonus = C(root). */
+ * a plain expected-work figure comparable across builders and settings.
+ * (Applied recursively, pbrt's factor (1 - eb) would compound over every
+ * empty-space cut on a path and say little about the work a ray does.) The
+ * constants' empty_bonus is only recorded with the figures. */
 typedef struct kd_tree_stats {
     kd_sah_constants constants;
     double sah_cost;              /* relative to the root's surface area */
@@ -43,7 +42,6 @@ typedef struct kd_tree_stats {
     double expected_triangle_tests;   /* SAH-weighted, per ray */
     uint32_t num_triangles;
     /* added with the CPU reference builder */
-    double sah_cost_empty_bonus;  /* see above */
     uint64_t num_leaf_refs;       /* sum of leaf counts */
     uint32_t depth_cap;           /* the tree's max_depth */
 } kd_tree_stats;

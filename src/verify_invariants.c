@@ -126,8 +126,14 @@ static kd_status walk_tree(check_ctx *c, tally *t, kd_invariant_report *rep, boo
 {
     const kd_tree *tree = c->tree;
     uint32_t n = tree->num_nodes;
-    walk_item *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    c->leaves = malloc(((size_t)n + 1) * sizeof *c->leaves);
+    size_t leaf_nodes = 0;
+    for (uint32_t i = 0; i < n; i++)
+        leaf_nodes += kd_node_is_leaf(tree->nodes[i]);
+    /* The stack holds one pending sibling per level in a proper tree; it
+     * grows if a broken one needs more. */
+    size_t capacity = 2 * (size_t)KD_TREE_DEPTH_LIMIT + 2;
+    walk_item *stack = malloc(capacity * sizeof *stack);
+    c->leaves = malloc((leaf_nodes + 1) * sizeof *c->leaves);
     if (!stack || !c->leaves) {
         free(stack);
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory walking %u nodes", n);
@@ -207,6 +213,15 @@ static kd_status walk_tree(check_ctx *c, tally *t, kd_invariant_report *rep, boo
         walk_item above_item = {above, it.depth + 1, it.box};
         below_item.box.hi[axis] = split;
         above_item.box.lo[axis] = split;
+        if (top + 2 > capacity) {
+            walk_item *grown = realloc(stack, 2 * capacity * sizeof *stack);
+            if (!grown) {
+                free(stack);
+                return kd_error_set(err, KD_ERR_NOMEM, "out of memory walking %u nodes", n);
+            }
+            stack = grown;
+            capacity *= 2;
+        }
         stack[top++] = above_item;
         stack[top++] = below_item;
     }

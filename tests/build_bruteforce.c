@@ -48,7 +48,7 @@ static int cmp_u32(const void *a, const void *b)
 
 static void bf_leaf(bf_out *o, const ref *refs, uint32_t n)
 {
-    if (o->num_indices + n > o->cap_indices) {
+    if (o->num_indices + n + 1 > o->cap_indices) {
         o->cap_indices = 2 * (o->num_indices + n) + 64;
         o->indices = realloc(o->indices, o->cap_indices * sizeof *o->indices);
     }
@@ -74,18 +74,15 @@ static void consider(kd_split *best, const kd_sah_axis *sah, int axis, float s, 
     double cost = kd_sah_axis_cost(sah, s, nl, nr);
     if (cost < best->cost ||
         (cost == best->cost && (axis < best->axis || (axis == best->axis && s < best->pos)))) {
-        best->found = true;
-        best->axis = axis;
-        best->pos = s;
-        best->cost = cost;
+        *best = (kd_split){true, axis, s, cost, nl, nr};
     }
 }
 
 static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_aabb box,
-                     int depth_left, int bad_refines, const kd_build_params *p)
+                     kd_path_state path, const kd_build_params *p)
 {
-    kd_split best = {false, 0, 0.0f, INFINITY};
-    bool leaf = kd_leaf_before_sweep(n, depth_left, &box, p);
+    kd_split best = {false, 0, 0.0f, INFINITY, 0, 0};
+    bool leaf = kd_leaf_before_sweep(n, &path, &box, p);
     if (!leaf) {
         for (int axis = 0; axis < 3; axis++) {
             if (!(box.lo[axis] < box.hi[axis]))
@@ -101,7 +98,7 @@ static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_a
                 }
             }
         }
-        leaf = kd_leaf_after_sweep(n, &best, p, &bad_refines);
+        leaf = kd_leaf_after_sweep(n, &best, p, &path);
     }
     if (leaf) {
         bf_leaf(o, refs, n);
@@ -128,9 +125,9 @@ static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_a
         }
     }
     uint32_t me = bf_push(o, kd_make_interior(best.axis, best.pos, 0));
-    bf_build(o, mesh, child[0], count[0], child_box[0], depth_left - 1, bad_refines, p);
+    bf_build(o, mesh, child[0], count[0], child_box[0], path, p);
     o->nodes[me] = kd_make_interior(best.axis, best.pos, o->num_nodes);
-    bf_build(o, mesh, child[1], count[1], child_box[1], depth_left - 1, bad_refines, p);
+    bf_build(o, mesh, child[1], count[1], child_box[1], path, p);
     free(child[0]);
     free(child[1]);
 }
@@ -155,7 +152,7 @@ static void bf_tree(const kd_mesh *mesh, const kd_build_params *p, bf_out *o, kd
         }
     }
     memset(o, 0, sizeof *o);
-    bf_build(o, mesh, refs, n, *root, kd_build_max_depth(p, n), 0, p);
+    bf_build(o, mesh, refs, n, *root, (kd_path_state){kd_build_max_depth(p, n), 0, 1.0}, p);
     free(refs);
 }
 
@@ -214,8 +211,8 @@ int main(void)
     bt_rng rng = {0x9e3779b97f4a7c15ull};
     int cases = 0;
     for (int k = 0; k < 4; k++) {
-        for (int rep = 0; rep < 6; rep++) {
-            uint32_t n = 2 + bt_rand_u32(&rng) % 120;
+        for (int rep = 0; rep < 20; rep++) {
+            uint32_t n = 2 + bt_rand_u32(&rng) % 400;
             float *verts = malloc(9 * sizeof(float) * n);
             bt_random_scene(&rng, kinds[k].kind, verts, n);
             kd_mesh mesh;
@@ -233,6 +230,7 @@ int main(void)
                 p.empty_bonus = 0.8f;
                 p.intersect_cost = 2.0f;
                 p.max_depth = 6;
+                p.max_duplication = 3.0f;
                 break;
             default:
                 break;
@@ -245,6 +243,22 @@ int main(void)
             kd_mesh_free(&mesh);
             free(verts);
         }
+    }
+    /* One scene large enough that two threads build its upper levels first
+     * and the rest as parallel tasks, spliced together by the assembly. */
+    {
+        uint32_t n = 5000;
+        float *verts = malloc(9 * sizeof(float) * n);
+        bt_random_scene(&rng, BT_SCENE_MIXED, verts, n);
+        kd_mesh mesh;
+        bt_mesh_from_soup(&mesh, verts, n);
+        kd_build_params p;
+        kd_build_params_default(&p);
+        p.num_threads = 2;
+        compare_case("mixed n=5000, upper levels + tasks", &mesh, &p);
+        cases++;
+        kd_mesh_free(&mesh);
+        free(verts);
     }
     printf("compared %d scenes with the brute-force builder\n", cases);
     return kd_test_finish("build_bruteforce");

@@ -16,7 +16,8 @@ void bt_mesh_from_soup(kd_mesh *mesh, const float *verts, uint32_t n)
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    memcpy(mesh->positions, verts, (size_t)9 * n * sizeof(float));
+    if (n)
+        memcpy(mesh->positions, verts, (size_t)9 * n * sizeof(float));
     for (uint32_t i = 0; i < 3 * n; i++)
         mesh->indices[i] = i;
     mesh->num_vertices = 3 * n;

@@ -6,3 +6,11 @@ set(_kd_gb_check ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_check.c)
 
 kd_add_test(NAME gpu_build_emulated LABELS cpu TIMEOUT 600
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_emulated.c ${_kd_gb_check})
+
+kd_add_test(NAME gpu_build_device LABELS gpu TIMEOUT 900
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_device.c ${_kd_gb_check})
+
+# The benchmark is a program, not a test (figures, never pass/fail on time).
+add_executable(gpu_build_bench ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_bench.c)
+target_link_libraries(gpu_build_bench PRIVATE scankd_core)
+target_compile_options(gpu_build_bench PRIVATE ${KD_WARNINGS})

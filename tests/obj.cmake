@@ -8,3 +8,4 @@ kd_add_test(NAME obj_files SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/obj_files.c LABEL
 # The real scenes: skipped (77) when ../shared/scenes is absent.
 kd_add_test(NAME obj_scenes SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/obj_scenes.c LABELS cpu TIMEOUT 120)
 set_tests_properties(obj_scenes PROPERTIES SKIP_RETURN_CODE 77)
+kd_add_test(NAME obj_mutate SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/obj_mutate.c LABELS cpu)

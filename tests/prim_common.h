@@ -25,8 +25,10 @@ uint32_t prim_rng_u32(prim_rng *rng);
 /* Uniform in [0, bound) (bound > 0). */
 uint32_t prim_rng_below(prim_rng *rng, uint32_t bound);
 
-/* KD_TEST_QUICK=1: sizes above 2^20 are dropped (sanitizer runs). */
+/* KD_TEST_QUICK=1: sizes above 2^20 are dropped (sanitizer runs), and the
+ * tuning variants besides each primitive's default run only up to this size. */
 bool prim_quick(void);
+#define PRIM_QUICK_VARIANT_MAX 70000
 /* KD_TEST_HUGE=1: also run the 2^30-element checks. */
 bool prim_huge(void);
 

@@ -1,10 +1,12 @@
 /* CPU test of the profiler's command line that needs no GPU: --help exits 0
- * and prints the usage, an unknown primitive or option exits 2. */
+ * and prints the usage, an unknown primitive or option exits 2, and without
+ * a GPU a valid request exits 1 and says why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "kd_primitives.h"
 #include "test_support.h"
 
 static int run(const char *args, char *output, size_t output_bytes)
@@ -43,5 +45,10 @@ int main(void)
     CHECK(run("profile reduce --op median", out, sizeof out) == 2);
     CHECK(run("profile reduce --block-sizes 100", out, sizeof out) == 2);
     CHECK(run("profile reduce --frobnicate", out, sizeof out) == 2);
+    if (kd_cuda_device_count() == 0) {
+        CHECK(run("profile reduce --sizes 10:12", out, sizeof out) == 1);
+        CHECK(strstr(out, "no CUDA device: the profiler needs a GPU") != NULL);
+        CHECK(run("profile", out, sizeof out) == 1);
+    }
     return kd_test_finish("prim_reduce_cli");
 }

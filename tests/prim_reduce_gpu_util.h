@@ -78,13 +78,20 @@ static inline bool rd_gpu_poison(rd_gpu *g, float *d_out, size_t count)
     return true;
 }
 
+/* Copies on the test's stream and waits: a plain cudaMemcpy from pageable
+ * memory runs on the legacy stream, which a non-blocking stream does not
+ * wait for. */
+static inline bool rd_upload_bytes(rd_gpu *g, void *d_dst, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return true;
+    return RD_CUDA(cudaMemcpyAsync(d_dst, src, bytes, cudaMemcpyHostToDevice, g->stream)) &&
+           RD_CUDA(cudaStreamSynchronize(g->stream));
+}
+
 static inline bool rd_upload(rd_gpu *g, float *d_dst, const float *src, size_t n)
 {
-    if (n == 0)
-        return true;
-    return RD_CUDA(cudaMemcpyAsync(d_dst, src, n * sizeof(float), cudaMemcpyHostToDevice,
-                                   g->stream)) &&
-           RD_CUDA(cudaStreamSynchronize(g->stream));
+    return rd_upload_bytes(g, d_dst, src, n * sizeof(float));
 }
 
 static inline bool rd_download(rd_gpu *g, float *dst, const float *d_src, size_t n)

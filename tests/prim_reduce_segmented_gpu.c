@@ -164,8 +164,7 @@ int main(void)
                 else
                     host_hi[k - 3] = h;
             }
-            if (n > 0 && !(RD_CUDA(cudaMemcpy(d_ids, ids, n * sizeof(uint32_t),
-                                              cudaMemcpyHostToDevice))))
+            if (!rd_upload_bytes(&g, d_ids, ids, n * sizeof(uint32_t)))
                 goto done;
             /* The reference sees the ignored ids as one more segment, dropped after. */
             kd_error err;

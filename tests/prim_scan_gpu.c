@@ -1,4 +1,5 @@
-/* GPU test: every rung of the scan ladder against the CPU reference, at the
+/* GPU test: every rung of the scan ladder, and every tile shape of the
+ * look-back rung (scan_variants.h), against the CPU reference, at the
  * standard sizes, out of place and in place, with 16-byte aligned and
  * misaligned buffers; the temporary-storage contract; KD_TEST_HUGE=1 adds
  * 2^30 + 3 elements. Exits 77 without a device. */
@@ -8,10 +9,34 @@
 #include "kd_primitives.h"
 #include "prim_common.h"
 #include "ref_primitives.h"
+#include "scan_variants.h"
+
+/* Runs 0 .. KD_SCAN_NUM_VARIANTS-1 are the ladder's rungs (public launcher);
+ * later runs are the look-back rung's other tile shapes. */
+static int num_runs(void)
+{
+    return KD_SCAN_NUM_VARIANTS + kd_scan_lookback_num_variants() - 1;
+}
+
+static cudaError_t scan_run(int run, void *d_temp, size_t *temp_bytes, const int32_t *d_in, int32_t *d_out, size_t n)
+{
+    if (run < KD_SCAN_NUM_VARIANTS)
+        return kd_scan_exclusive_i32((kd_scan_variant)run, d_temp, temp_bytes, d_in, d_out, n, 0);
+    return kd_scan_lookback_i32_variant(run - KD_SCAN_NUM_VARIANTS + 1, d_temp, temp_bytes, d_in, d_out, n, 0);
+}
+
+static const char *run_name(int run)
+{
+    static char name[48];
+    if (run < KD_SCAN_NUM_VARIANTS)
+        return kd_scan_variant_name((kd_scan_variant)run);
+    snprintf(name, sizeof name, "lookback shape %d", run - KD_SCAN_NUM_VARIANTS + 1);
+    return name;
+}
 
 /* Runs one scan on the device and compares with `expect`. `misalign` shifts
  * the device pointers by one word, off the 16-byte vector path. */
-static void check_scan(kd_scan_variant variant, const int32_t *h_in, const int32_t *expect, int32_t *h_got, size_t n,
+static void check_scan(int variant, const int32_t *h_in, const int32_t *expect, int32_t *h_got, size_t n,
                        bool in_place, bool misalign)
 {
     const size_t shift = misalign ? 1 : 0;
@@ -28,16 +53,16 @@ static void check_scan(kd_scan_variant variant, const int32_t *h_in, const int32
         prim_poison(d_out, n * sizeof(int32_t));
 
     size_t temp_bytes = 0;
-    PRIM_CUDA_CHECK(kd_scan_exclusive_i32(variant, NULL, &temp_bytes, d_in, d_out, n, 0));
+    PRIM_CUDA_CHECK(scan_run(variant, NULL, &temp_bytes, d_in, d_out, n));
     CHECK(temp_bytes > 0);
     void *d_temp = prim_device_alloc(temp_bytes);
     if (d_temp) {
         prim_poison(d_temp, temp_bytes); /* the launcher must initialize what it uses */
-        PRIM_CUDA_CHECK(kd_scan_exclusive_i32(variant, d_temp, &temp_bytes, d_in, d_out, n, 0));
+        PRIM_CUDA_CHECK(scan_run(variant, d_temp, &temp_bytes, d_in, d_out, n));
         PRIM_CUDA_CHECK(cudaDeviceSynchronize());
         prim_download(h_got, d_out, n * sizeof(int32_t));
         size_t bad = prim_first_mismatch_u32((const uint32_t *)h_got, (const uint32_t *)expect, n);
-        CHECK_MSG(bad == n, "%s n=%zu %s%s: element %zu is %d, expected %d", kd_scan_variant_name(variant), n,
+        CHECK_MSG(bad == n, "%s n=%zu %s%s: element %zu is %d, expected %d", run_name(variant), n,
                   in_place ? "in place" : "out of place", misalign ? " misaligned" : "", bad,
                   bad < n ? h_got[bad] : 0, bad < n ? expect[bad] : 0);
     }
@@ -109,11 +134,13 @@ int main(void)
         for (size_t i = 0; i < n; i++)
             h_in[i] = (int32_t)prim_rng_u32(&rng);
         kd_ref_scan_exclusive_i32(h_in, expect, n);
-        for (int v = 0; v < KD_SCAN_NUM_VARIANTS; v++) {
-            check_scan((kd_scan_variant)v, h_in, expect, h_got, n, false, false);
-            check_scan((kd_scan_variant)v, h_in, expect, h_got, n, true, false);
+        for (int v = 0; v < num_runs(); v++) {
+            if (v >= KD_SCAN_NUM_VARIANTS && prim_quick() && n > PRIM_QUICK_VARIANT_MAX)
+                continue; /* sanitizer runs: extra tile shapes at small sizes only */
+            check_scan(v, h_in, expect, h_got, n, false, false);
+            check_scan(v, h_in, expect, h_got, n, true, false);
             if (n <= (1u << 20) + 7)
-                check_scan((kd_scan_variant)v, h_in, expect, h_got, n, false, true);
+                check_scan(v, h_in, expect, h_got, n, false, true);
         }
     }
     free(h_in);
@@ -132,7 +159,7 @@ int main(void)
                 big_in[i] = (int32_t)(prim_rng_u32(&rng) & 0xff);
             kd_ref_scan_exclusive_i32(big_in, big_expect, n);
             for (int v = 0; v < KD_SCAN_NUM_VARIANTS; v++)
-                check_scan((kd_scan_variant)v, big_in, big_expect, big_got, n, v == KD_SCAN_LOOKBACK, false);
+                check_scan(v, big_in, big_expect, big_got, n, v == KD_SCAN_LOOKBACK, false);
             printf("prim_scan_gpu: checked every rung at n = 2^30 + 3\n");
         }
         free(big_in);

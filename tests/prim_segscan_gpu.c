@@ -1,13 +1,25 @@
 /* GPU test: segmented exclusive scan and head flags -> segment ids against
  * the CPU references, at the standard sizes and segment shapes (one segment,
  * all of length 1, random lengths, empty segments), out of place and in
- * place, aligned and misaligned. Exits 77 without a device. */
+ * place, aligned and misaligned; every tile shape of the segmented scan
+ * (scan_variants.h; shape 0 through the public launcher). Exits 77 without a
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kd_primitives.h"
 #include "prim_common.h"
 #include "ref_primitives.h"
+#include "scan_variants.h"
+
+/* Shape 0 goes through the public launcher, the others through the variants. */
+static cudaError_t segscan_run(int shape, void *d_temp, size_t *temp_bytes, const uint32_t *d_ids,
+                               const int32_t *d_in, int32_t *d_out, size_t n)
+{
+    if (shape == 0)
+        return kd_segmented_scan_exclusive_i32(d_temp, temp_bytes, d_ids, d_in, d_out, n, 0);
+    return kd_segmented_scan_exclusive_i32_variant(shape, d_temp, temp_bytes, d_ids, d_in, d_out, n, 0);
+}
 
 enum shape { ONE_SEGMENT, ALL_LENGTH_ONE, RANDOM_LENGTHS, WITH_EMPTY, NUM_SHAPES };
 static const char *const shape_names[NUM_SHAPES] = {"one segment", "all length 1", "random lengths",
@@ -32,15 +44,15 @@ static void make_ids(prim_rng *rng, enum shape shape, uint32_t *ids, size_t n)
     }
 }
 
-static void check_segscan(const uint32_t *h_ids, const int32_t *h_in, const int32_t *expect, int32_t *h_got,
-                          size_t n, const char *what, bool in_place, bool misalign)
+static void check_segscan(int tile_shape, const uint32_t *h_ids, const int32_t *h_in, const int32_t *expect,
+                          int32_t *h_got, size_t n, const char *what, bool in_place, bool misalign)
 {
     const size_t shift = misalign ? 1 : 0;
     uint32_t *d_ids_base = prim_device_alloc((n + shift) * sizeof(uint32_t));
     int32_t *d_in_base = prim_device_alloc((n + shift) * sizeof(int32_t));
     int32_t *d_out_base = in_place ? NULL : prim_device_alloc((n + shift) * sizeof(int32_t));
     size_t temp_bytes = 0;
-    PRIM_CUDA_CHECK(kd_segmented_scan_exclusive_i32(NULL, &temp_bytes, NULL, NULL, NULL, n, 0));
+    PRIM_CUDA_CHECK(segscan_run(tile_shape, NULL, &temp_bytes, NULL, NULL, NULL, n));
     void *d_temp = prim_device_alloc(temp_bytes);
     if (d_ids_base && d_in_base && (in_place || d_out_base) && d_temp) {
         uint32_t *d_ids = d_ids_base + shift;
@@ -51,11 +63,12 @@ static void check_segscan(const uint32_t *h_ids, const int32_t *h_in, const int3
         if (!in_place)
             prim_poison(d_out, n * sizeof(int32_t));
         prim_poison(d_temp, temp_bytes);
-        PRIM_CUDA_CHECK(kd_segmented_scan_exclusive_i32(d_temp, &temp_bytes, d_ids, d_in, d_out, n, 0));
+        PRIM_CUDA_CHECK(segscan_run(tile_shape, d_temp, &temp_bytes, d_ids, d_in, d_out, n));
         PRIM_CUDA_CHECK(cudaDeviceSynchronize());
         prim_download(h_got, d_out, n * sizeof(int32_t));
         size_t bad = prim_first_mismatch_u32((const uint32_t *)h_got, (const uint32_t *)expect, n);
-        CHECK_MSG(bad == n, "segmented scan n=%zu %s%s%s: element %zu (id %u) is %d, expected %d", n, what,
+        CHECK_MSG(bad == n, "segmented scan (tile shape %d) n=%zu %s%s%s: element %zu (id %u) is %d, expected %d",
+                  tile_shape, n, what,
                   in_place ? " in place" : "", misalign ? " misaligned" : "", bad, bad < n ? h_ids[bad] : 0,
                   bad < n ? h_got[bad] : 0, bad < n ? expect[bad] : 0);
     }
@@ -124,11 +137,15 @@ int main(void)
             make_ids(&rng, (enum shape)shape, ids, n);
             kd_error err;
             CHECK(kd_ref_segmented_scan_exclusive_i32(ids, h_in, expect, n, &err) == KD_OK);
-            check_segscan(ids, h_in, expect, h_got, n, shape_names[shape], false, false);
-            if (!large || shape == RANDOM_LENGTHS)
-                check_segscan(ids, h_in, expect, h_got, n, shape_names[shape], true, false);
-            if (!large)
-                check_segscan(ids, h_in, expect, h_got, n, shape_names[shape], false, true);
+            for (int v = 0; v < kd_segmented_scan_num_variants(); v++) {
+                if (v > 0 && prim_quick() && n > PRIM_QUICK_VARIANT_MAX)
+                    continue; /* sanitizer runs: extra tile shapes at small sizes only */
+                check_segscan(v, ids, h_in, expect, h_got, n, shape_names[shape], false, false);
+                if (!large || shape == RANDOM_LENGTHS)
+                    check_segscan(v, ids, h_in, expect, h_got, n, shape_names[shape], true, false);
+                if (!large)
+                    check_segscan(v, ids, h_in, expect, h_got, n, shape_names[shape], false, true);
+            }
         }
 
         /* Head flags: sparse (any nonzero byte is a head), none, all; element
@@ -164,7 +181,7 @@ int main(void)
                 big_in[i] = (int32_t)(prim_rng_u32(&rng) & 0xff);
             kd_error err;
             CHECK(kd_ref_segmented_scan_exclusive_i32(big_ids, big_in, big_expect, n, &err) == KD_OK);
-            check_segscan(big_ids, big_in, big_expect, big_got, n, "random lengths", true, false);
+            check_segscan(0, big_ids, big_in, big_expect, big_got, n, "random lengths", true, false);
             printf("prim_segscan_gpu: checked n = 2^30 + 3\n");
         }
         free(big_ids);

@@ -55,21 +55,23 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
         sides[i] = c->sides_kind == RANDOM_SIDES ? (uint8_t)(1 + prim_rng_below(rng, 3))
                                                  : (uint8_t)(c->sides_kind + 1);
     const int num_payloads = payload_counts[c->payload_set];
-    for (size_t i = 0; i < n * 28; i += 4) {
+    for (size_t i = 0; i < n * 28 + 32; i += 4) {
         uint32_t word = prim_rng_u32(rng);
         memcpy(payload_in + i, &word, 4);
     }
 
-    /* Host reference: payload q's input and output sit at fixed offsets. */
+    /* Host reference: payload q's input and output sit at fixed offsets,
+     * each 16-byte aligned (the launcher wants natural alignment). */
     kd_ref_payload ref[3];
-    size_t in_offset[3], out_offset[3], offset = 0;
+    size_t in_offset[3], out_offset[3], in_end = 0, out_end = 0;
     for (int q = 0; q < num_payloads; q++) {
-        in_offset[q] = offset * n;
-        out_offset[q] = offset * 2 * n;
+        ref[q].elem_bytes = payload_sets[c->payload_set][q];
+        in_offset[q] = (in_end + 15) / 16 * 16;
+        out_offset[q] = (out_end + 15) / 16 * 16;
+        in_end = in_offset[q] + ref[q].elem_bytes * n;
+        out_end = out_offset[q] + ref[q].elem_bytes * 2 * n;
         ref[q].in = payload_in + in_offset[q];
         ref[q].out = expect_out + out_offset[q];
-        ref[q].elem_bytes = payload_sets[c->payload_set][q];
-        offset += ref[q].elem_bytes;
     }
     uint32_t *expect_left = calloc(num_segments, sizeof(uint32_t));
     uint32_t *expect_right = calloc(num_segments, sizeof(uint32_t));
@@ -77,7 +79,7 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
     uint32_t *got_right = malloc(num_segments * sizeof(uint32_t));
     uint32_t expect_total = 0, got_total = 0;
     kd_error err;
-    memset(expect_out, PRIM_POISON_BYTE, offset * 2 * n);
+    memset(expect_out, PRIM_POISON_BYTE, out_end);
     CHECK(kd_ref_split_by_side(c->shape == ONE_NO_IDS ? NULL : ids, num_segments, sides, n, ref, num_payloads,
                                expect_left, expect_right, &expect_total, &err) == KD_OK);
 
@@ -85,8 +87,8 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
     const size_t shift = c->misalign ? 1 : 0;
     uint32_t *d_ids_base = prim_device_alloc((n + shift) * sizeof(uint32_t));
     uint8_t *d_sides_base = prim_device_alloc(n + shift);
-    unsigned char *d_payload_in = prim_device_alloc(offset * n + 1);
-    unsigned char *d_payload_out = prim_device_alloc(offset * 2 * n + 1);
+    unsigned char *d_payload_in = prim_device_alloc(in_end + 1);
+    unsigned char *d_payload_out = prim_device_alloc(out_end + 1);
     uint32_t *d_counts = prim_device_alloc((2 * (size_t)num_segments + 1) * sizeof(uint32_t));
     size_t temp_bytes = 0;
     PRIM_CUDA_CHECK(kd_split_by_side(NULL, &temp_bytes, NULL, num_segments, NULL, n, NULL, num_payloads, NULL, NULL,
@@ -98,8 +100,8 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
         uint8_t *d_sides = d_sides_base + shift;
         prim_upload(d_ids, ids, n * sizeof(uint32_t));
         prim_upload(d_sides, sides, n);
-        prim_upload(d_payload_in, payload_in, offset * n);
-        prim_poison(d_payload_out, offset * 2 * n);
+        prim_upload(d_payload_in, payload_in, in_end);
+        prim_poison(d_payload_out, out_end);
         prim_poison(d_counts, (2 * (size_t)num_segments + 1) * sizeof(uint32_t));
         prim_poison(d_temp, temp_bytes);
         kd_split_payload payloads[3];
@@ -115,7 +117,7 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
         prim_download(got_left, d_left, num_segments * sizeof(uint32_t));
         prim_download(got_right, d_right, num_segments * sizeof(uint32_t));
         prim_download(&got_total, d_total, sizeof(uint32_t));
-        prim_download(got_out, d_payload_out, offset * 2 * n);
+        prim_download(got_out, d_payload_out, out_end);
 
         char what[160];
         snprintf(what, sizeof what, "split n=%zu %s, %s, %d payloads%s", n, shape_names[c->shape],
@@ -183,9 +185,9 @@ int main(void)
         max_n = sizes[s] > max_n ? sizes[s] : max_n;
     uint32_t *ids = malloc(max_n * sizeof(uint32_t));
     uint8_t *sides = malloc(max_n);
-    unsigned char *payload_in = malloc(max_n * 28 + 4);
-    unsigned char *expect_out = malloc(max_n * 56 + 4);
-    unsigned char *got_out = malloc(max_n * 56 + 4);
+    unsigned char *payload_in = malloc(max_n * 28 + 64);
+    unsigned char *expect_out = malloc(max_n * 56 + 64);
+    unsigned char *got_out = malloc(max_n * 56 + 64);
     CHECK(ids && sides && payload_in && expect_out && got_out);
     if (!ids || !sides || !payload_in || !expect_out || !got_out)
         return kd_test_finish("prim_split_gpu");

@@ -2,7 +2,7 @@
 // sizes given on the command line (default 2^24 and 2^28). For each: median of
 // 20 runs after warm-up, CUDA events, GB/s by counted bytes, and the share of
 // CUB's figure. Every result is checked against CUB's before it is timed.
-//   prim_timing [log2_n ...]
+//   prim_timing [--once] [log2_n ...]    (--once: 2 runs each, for profilers)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +13,7 @@
 #include <cub/cub.cuh>
 
 #include "kd_primitives.h"
+#include "radix_sort_internal.cuh"
 #include "scan_internal.cuh"
 
 #define TRY(call)                                                                                     \
@@ -25,7 +26,7 @@
         }                                                                                             \
     } while (0)
 
-static const int WARMUP = 3, REPEATS = 20;
+static int WARMUP = 3, REPEATS = 20;
 static int g_failures = 0;
 
 static float median_ms(const std::function<void()> &run)
@@ -47,7 +48,7 @@ static float median_ms(const std::function<void()> &run)
     TRY(cudaEventDestroy(start));
     TRY(cudaEventDestroy(stop));
     std::sort(ms.begin(), ms.end());
-    return 0.5f * (ms[REPEATS / 2 - 1] + ms[REPEATS / 2]);
+    return 0.5f * (ms[(REPEATS - 1) / 2] + ms[REPEATS / 2]);
 }
 
 static void report(const char *group, const char *name, size_t n, double bytes, float ms, float cub_ms)
@@ -176,10 +177,25 @@ static void time_segscan(size_t n)
     TRY(kd_segmented_scan_exclusive_i32(nullptr, &bytes, d_ids, d_in, d_out, n, 0));
     void *temp = dalloc(bytes);
     auto run = [&] { TRY(kd_segmented_scan_exclusive_i32(temp, &bytes, d_ids, d_in, d_out, n, 0)); };
+    TRY(cudaMemset(d_out, 0xcd, n * 4));
     run();
     verify("segmented scan", d_out, d_ref, n * 4);
     report("segscan", "segmented lookback", n, 12.0 * n, median_ms(run), cub_ms);
     TRY(cudaFree(temp));
+    for (int c = 0; c < KD_SEGSCAN_NUM_CONFIGS; c++) {
+        const uint32_t *in = (const uint32_t *)d_in;
+        uint32_t *out = (uint32_t *)d_out;
+        TRY(kd_segscan_run(c, nullptr, &bytes, d_ids, in, out, n, 0));
+        temp = dalloc(bytes);
+        auto config_run = [&] { TRY(kd_segscan_run(c, temp, &bytes, d_ids, in, out, n, 0)); };
+        TRY(cudaMemset(d_out, 0xcd, n * 4));
+        config_run();
+        char name[64];
+        std::snprintf(name, sizeof name, "segmented %s", kd_segscan_config_name(c));
+        verify(name, d_out, d_ref, n * 4);
+        report("segscan", name, n, 12.0 * n, median_ms(config_run), cub_ms);
+        TRY(cudaFree(temp));
+    }
 
     // Head flags -> ids (no CUB counterpart here): 1 byte read, 4 written.
     uint8_t *d_flags = (uint8_t *)dalloc(n);
@@ -316,7 +332,25 @@ static void time_sort(size_t n)
     verify("sort keys", d_keys_out, d_keys_ref, n * 4);
     verify("sort values", d_values_out, d_values_ref, n * 4);
     report("sort", "radix sort 32-bit", n, 16.0 * n, median_ms(run), cub_ms);
+    TRY(cudaFree(temp));
+    for (int c = 0; c < KD_RADIX_SORT_NUM_CONFIGS; c++) {
+        TRY(kd_radix_sort_run(c, nullptr, &bytes, d_keys, d_keys_out, d_values, d_values_out, n, 0));
+        temp = dalloc(bytes);
+        auto config_run = [&] {
+            TRY(kd_radix_sort_run(c, temp, &bytes, d_keys, d_keys_out, d_values, d_values_out, n, 0));
+        };
+        TRY(cudaMemset(d_keys_out, 0xcd, n * 4));
+        config_run();
+        char name[64];
+        std::snprintf(name, sizeof name, "sort %s", kd_radix_sort_config_name(c));
+        verify(name, d_keys_out, d_keys_ref, n * 4);
+        verify(name, d_values_out, d_values_ref, n * 4);
+        report("sort", name, n, 16.0 * n, median_ms(config_run), cub_ms);
+        TRY(cudaFree(temp));
+    }
     // Keys below 2^16: two passes run, two are skipped.
+    TRY(kd_radix_sort_pairs_u32(nullptr, &bytes, d_keys, d_keys_out, d_values, d_values_out, n, 0));
+    temp = dalloc(bytes);
     fill_random_u32(d_keys, n, 6, 0xffffu);
     report("sort", "radix sort keys < 2^16", n, 16.0 * n, median_ms(run), 0);
     TRY(cudaFree(temp));
@@ -328,8 +362,15 @@ static void time_sort(size_t n)
 int main(int argc, char **argv)
 {
     std::vector<int> logs;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
+        if (std::strcmp(argv[i], "--once") == 0) {
+            // For profilers: every primitive runs a handful of times only.
+            WARMUP = 0;
+            REPEATS = 2;
+            continue;
+        }
         logs.push_back(std::atoi(argv[i]));
+    }
     if (logs.empty())
         logs = {24, 28};
     cudaDeviceProp prop;

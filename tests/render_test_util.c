@@ -1,10 +1,12 @@
 #include "render_test_util.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_build.h"
 #include "tribox.h"
 
 uint64_t kd_test_rng_next(kd_test_rng *rng)
@@ -202,4 +204,41 @@ kd_ray kd_test_random_ray(kd_test_rng *rng, kd_aabb box)
         ray.dir[1] = 1.0f;
     ray.t_max = INFINITY;
     return ray;
+}
+
+static bool find_box(const kd_tree *t, uint32_t index, kd_aabb box, uint32_t target, kd_aabb *out)
+{
+    if (index == target) {
+        *out = box;
+        return true;
+    }
+    kd_node node = t->nodes[index];
+    if (kd_node_is_leaf(node))
+        return false;
+    int axis = kd_node_axis(node);
+    kd_aabb below = box, above = box;
+    below.hi[axis] = node.split;
+    above.lo[axis] = node.split;
+    return find_box(t, index + 1, below, target, out) ||
+           find_box(t, kd_node_above_child(node), above, target, out);
+}
+
+bool kd_test_node_box(const kd_tree *tree, uint32_t target, kd_aabb *box)
+{
+    return tree->num_nodes > 0 && find_box(tree, 0, tree->bounds, target, box);
+}
+
+bool kd_test_build_sah(const float *tri_verts, uint32_t n, kd_tree *tree)
+{
+    kd_mesh mesh;
+    kd_test_mesh_from_soup(tri_verts, n, &mesh);
+    kd_build_params params;
+    kd_build_params_default(&params);
+    kd_error err;
+    memset(tree, 0, sizeof *tree);
+    kd_status st = kd_build_cpu(&mesh, &params, tree, NULL, &err);
+    kd_mesh_free(&mesh);
+    if (st)
+        fprintf(stderr, "kd_build_cpu: %s\n", err.message);
+    return st == KD_OK;
 }

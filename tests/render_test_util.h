@@ -5,6 +5,7 @@
 #ifndef KD_RENDER_TEST_UTIL_H
 #define KD_RENDER_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kd_mesh.h"
@@ -38,10 +39,17 @@ void kd_test_mesh_from_soup(const float *tri_verts, uint32_t n, kd_mesh *mesh);
 void kd_test_build_median(const float *tri_verts, uint32_t n, int max_depth, uint32_t leaf_size,
                           kd_tree *tree);
 
+/* The CPU exact-SAH builder (kd_build_cpu, default parameters) over the
+ * triangles; false (with the reason on stderr) when it fails. */
+bool kd_test_build_sah(const float *tri_verts, uint32_t n, kd_tree *tree);
+
 /* A random ray: origin in the box grown by half its size (a flat box first
  * thickened), direction random;
  * with probability 1/4 one or two direction components are exactly zero. */
 kd_ray kd_test_random_ray(kd_test_rng *rng, kd_aabb box);
+
+/* The box of node `target` (walking down from the root); false if unreached. */
+bool kd_test_node_box(const kd_tree *tree, uint32_t target, kd_aabb *box);
 
 /* Bounds of 9-float triangles. */
 kd_aabb kd_test_soup_bounds(const float *tri_verts, uint32_t n);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_build.h"
 #include "cpu_render.h"
 #include "render_test_util.h"
 #include "test_support.h"
@@ -115,20 +114,13 @@ static void check_with_builders(const char *name, float *verts, uint32_t n, kd_t
     check_tree(label, verts, n, &tree, rng, rays, grid);
     kd_tree_free(&tree);
 
-    kd_mesh mesh;
-    kd_test_mesh_from_soup(verts, n, &mesh);
-    kd_build_params params;
-    kd_build_params_default(&params);
-    kd_error err;
-    memset(&tree, 0, sizeof tree);
-    kd_status st = kd_build_cpu(&mesh, &params, &tree, NULL, &err);
-    CHECK_MSG(st == KD_OK, "kd_build_cpu: %s", err.message);
-    if (st == KD_OK) {
+    bool built = kd_test_build_sah(verts, n, &tree);
+    CHECK(built);
+    if (built) {
         snprintf(label, sizeof label, "%s, SAH tree", name);
         check_tree(label, verts, n, &tree, rng, rays, grid);
     }
     kd_tree_free(&tree);
-    kd_mesh_free(&mesh);
 }
 
 int main(void)

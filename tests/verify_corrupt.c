@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_build.h"
 #include "cpu_render.h"
 #include "render_test_util.h"
 #include "test_support.h"
@@ -42,24 +41,6 @@ static void print_examples(const char *what, const kd_invariant_report *rep)
         }
 }
 
-/* Finds the box of node `target` by walking from the root. */
-static bool node_box(const kd_tree *t, uint32_t index, kd_aabb box, uint32_t target, kd_aabb *out)
-{
-    if (index == target) {
-        *out = box;
-        return true;
-    }
-    kd_node node = t->nodes[index];
-    if (kd_node_is_leaf(node))
-        return false;
-    int axis = kd_node_axis(node);
-    kd_aabb below = box, above = box;
-    below.hi[axis] = node.split;
-    above.lo[axis] = node.split;
-    return node_box(t, index + 1, below, target, out) ||
-           node_box(t, kd_node_above_child(node), above, target, out);
-}
-
 static void corruptions(const char *name, const float *verts, uint32_t n, const kd_tree *good,
                         bool unique_triangles)
 {
@@ -81,7 +62,7 @@ static void corruptions(const char *name, const float *verts, uint32_t n, const 
             kd_node node = t.nodes[i];
             kd_aabb box;
             if (!kd_node_is_leaf(node) || kd_node_num_prims(node) == 0 ||
-                !node_box(&t, 0, t.bounds, i, &box))
+                !kd_test_node_box(&t, i, &box))
                 continue;
             for (uint32_t j = 0; j < kd_node_num_prims(node) && !done; j++) {
                 uint32_t *list = t.leaf_indices + node.leaf_offset;
@@ -239,20 +220,13 @@ static void run_scene(const char *name, float *verts, uint32_t n, bool unique_tr
     corruptions(label, verts, n, &tree, unique_triangles);
     kd_tree_free(&tree);
 
-    kd_mesh mesh;
-    kd_test_mesh_from_soup(verts, n, &mesh);
-    kd_build_params params;
-    kd_build_params_default(&params);
-    kd_error err;
-    memset(&tree, 0, sizeof tree);
-    kd_status st = kd_build_cpu(&mesh, &params, &tree, NULL, &err);
-    CHECK_MSG(st == KD_OK, "kd_build_cpu: %s", err.message);
-    if (st == KD_OK) {
+    bool built = kd_test_build_sah(verts, n, &tree);
+    CHECK(built);
+    if (built) {
         snprintf(label, sizeof label, "%s, SAH tree", name);
         corruptions(label, verts, n, &tree, unique_triangles);
     }
     kd_tree_free(&tree);
-    kd_mesh_free(&mesh);
 }
 
 int main(void)

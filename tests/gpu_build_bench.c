@@ -1,0 +1,206 @@
+/* Benchmark of the GPU builder (a program, not a test): for each scene, the
+ * build time from triangles in GPU memory to the finished tree on the device
+ * (median and min of --builds builds after --warmup), the tree's statistics,
+ * the CPU exact-SAH builder's time and cost next to it, and optionally the
+ * in-build reduction profile over every rung of the ladder.
+ *
+ *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
+ *                   [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cpu_build.h"
+#include "gpu_build.h"
+#include "obj_loader.h"
+#include "tree_stats.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct bench_opts {
+    int builds, warmup, profile_builds;
+    int reduce_profile, cpu;
+    kd_gpu_build_options build;
+} bench_opts;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
+                    "[--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...\n");
+    return 2;
+}
+
+static void print_stats(const char *who, double ms_median, double ms_min, const kd_tree_stats *s,
+                        double ref_sah)
+{
+    printf("  %-4s build %9.3f ms median %9.3f ms min | SAH %8.3f", who, ms_median, ms_min,
+           s->sah_cost);
+    if (ref_sah > 0)
+        printf(" (%.3fx CPU)", s->sah_cost / ref_sah);
+    printf(" | nodes %u leaves %u (empty %u) depth %u refs/tri %.2f | steps %.2f tests %.2f\n",
+           s->num_nodes, s->num_leaves, s->num_empty_leaves, s->max_leaf_depth,
+           s->refs_per_triangle, s->expected_traversal_steps, s->expected_triangle_tests);
+}
+
+static int bench_scene(const char *path, const bench_opts *bo)
+{
+    kd_error err;
+    kd_mesh mesh;
+    double t0 = now_ms();
+    if (kd_obj_load_file(path, &mesh, &err) != KD_OK) {
+        fprintf(stderr, "gpu_build_bench: %s\n", err.message);
+        return 1;
+    }
+    double load_ms = now_ms() - t0;
+    printf("%s: %u triangles, loaded in %.1f ms\n", path, mesh.num_triangles, load_ms);
+
+    kd_gpu_builder *b = NULL;
+    kd_status st = kd_gpu_builder_create(&b, 0, &err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_set_mesh(b, &mesh, &err);
+    double *ms = (double *)calloc((size_t)bo->builds + 1, sizeof(double));
+    kd_gpu_build_profile prof;
+    for (int i = 0; st == KD_OK && i < bo->warmup + bo->builds; i++) {
+        st = kd_gpu_builder_build(b, &bo->build, &prof, &err);
+        if (i >= bo->warmup)
+            ms[i - bo->warmup] = prof.build_ms;
+    }
+    kd_tree gpu_tree;
+    memset(&gpu_tree, 0, sizeof gpu_tree);
+    if (st == KD_OK)
+        st = kd_gpu_builder_download(b, &gpu_tree, &err);
+    if (st != KD_OK) {
+        fprintf(stderr, "gpu_build_bench: %s: %s\n", path, err.message);
+        free(ms);
+        kd_gpu_builder_destroy(b);
+        kd_mesh_free(&mesh);
+        return 1;
+    }
+    qsort(ms, (size_t)bo->builds, sizeof(double), cmp_double);
+    double gpu_median = ms[bo->builds / 2], gpu_min = ms[0];
+    kd_sah_constants c;
+    kd_sah_constants_default(&c);
+    kd_tree_stats gs, cs;
+    kd_tree_compute_stats(&gpu_tree, &c, &gs);
+
+    double ref_sah = 0;
+    if (bo->cpu) {
+        kd_tree cpu_tree;
+        double c0 = now_ms();
+        if (kd_build_cpu(&mesh, &bo->build.params, &cpu_tree, NULL, &err) == KD_OK) {
+            double cpu_ms = now_ms() - c0;
+            kd_tree_compute_stats(&cpu_tree, &c, &cs);
+            ref_sah = cs.sah_cost;
+            print_stats("CPU", cpu_ms, cpu_ms, &cs, 0);
+            kd_tree_free(&cpu_tree);
+        } else {
+            fprintf(stderr, "gpu_build_bench: CPU build: %s\n", err.message);
+        }
+    }
+    print_stats("GPU", gpu_median, gpu_min, &gs, ref_sah);
+    printf("       large split %s, %u large levels, %u small roots, %u host syncs, %.1f MiB on the device\n",
+           kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_small_roots,
+           prof.num_host_syncs, (double)prof.device_bytes / (1024.0 * 1024.0));
+
+    if (bo->reduce_profile) {
+        kd_gpu_build_options po = bo->build;
+        po.profile = 1;
+        printf("  in-build reduction profile, %d builds per rung (totals over the builds):\n",
+               bo->profile_builds);
+        printf("  %-24s %12s %10s %8s %10s %10s %10s %10s\n", "rung", "reduce ms", "vs rung 0",
+               "calls", "prep ms", "large ms", "small ms", "out ms");
+        double base = 0;
+        for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
+            po.reduce_variant = (kd_reduce_variant)v;
+            double reduce = 0, stage[KD_GPU_NUM_STAGES] = {0};
+            uint32_t calls = 0;
+            for (int i = 0; i < bo->warmup + bo->profile_builds && st == KD_OK; i++) {
+                st = kd_gpu_builder_build(b, &po, &prof, &err);
+                if (i < bo->warmup)
+                    continue;
+                reduce += prof.reduce_ms;
+                calls += prof.num_reduce_calls;
+                for (int k = 0; k < KD_GPU_NUM_STAGES; k++)
+                    stage[k] += prof.stage_ms[k];
+            }
+            if (st != KD_OK) {
+                fprintf(stderr, "gpu_build_bench: profile: %s\n", err.message);
+                break;
+            }
+            if (v == 0)
+                base = reduce;
+            printf("  %-24s %12.3f %9.3fx %8u %10.3f %10.3f %10.3f %10.3f\n",
+                   kd_reduce_variant_name(po.reduce_variant), reduce, base > 0 ? reduce / base : 0,
+                   calls, stage[0], stage[1], stage[2], stage[3]);
+        }
+    }
+    kd_tree_free(&gpu_tree);
+    free(ms);
+    kd_gpu_builder_destroy(b);
+    kd_mesh_free(&mesh);
+    return st == KD_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts bo;
+    memset(&bo, 0, sizeof bo);
+    bo.builds = 20;
+    bo.warmup = 3;
+    bo.profile_builds = 20;
+    bo.cpu = 1;
+    kd_gpu_build_options_default(&bo.build);
+    int first_scene = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--builds") == 0 && i + 1 < argc)
+            bo.builds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc)
+            bo.warmup = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--profile-builds") == 0 && i + 1 < argc)
+            bo.profile_builds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--split") == 0 && i + 1 < argc) {
+            int s = kd_large_split_parse(argv[++i]);
+            if (s < 0)
+                return usage();
+            bo.build.large_split = (kd_large_split)s;
+        } else if (strcmp(argv[i], "--reduce-profile") == 0)
+            bo.reduce_profile = 1;
+        else if (strcmp(argv[i], "--no-cpu") == 0)
+            bo.cpu = 0;
+        else if (argv[i][0] == '-')
+            return usage();
+        else {
+            first_scene = i;
+            break;
+        }
+    }
+    if (first_scene >= argc || bo.builds < 1 || bo.warmup < 0 || bo.profile_builds < 1)
+        return usage();
+    if (kd_cuda_device_count() == 0) {
+        fprintf(stderr, "gpu_build_bench: no CUDA device\n");
+        return 1;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        printf("device: %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor,
+               prop.multiProcessorCount);
+    int failed = 0;
+    for (int i = first_scene; i < argc; i++)
+        failed |= bench_scene(argv[i], &bo);
+    return failed;
+}

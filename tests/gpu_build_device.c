@@ -1,0 +1,217 @@
+/* GPU builder on the device: trees equal the host emulation's byte for byte
+ * (so every kernel computed what its per-element code says), pass the
+ * verifier's invariants and ray agreement, are deterministic, survive
+ * degenerate scenes, stay near the CPU exact-SAH tree's cost, and the memory
+ * cap, reuse and profile behave. Exit 77 without a device.
+ * Argument: "quick" (or KD_TEST_QUICK=1) for sanitizer runs; "scenes" adds
+ * every shared scene up to the dragon. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cpu_build.h"
+#include "gpu_build.h"
+#include "gpu_build_check.h"
+#include "kd_primitives.h"
+#include "test_support.h"
+
+static bool quick;
+
+/* Device build, emulated build, equal; a second device build, equal. */
+static void check_against_emulation(const char *label, const kd_mesh *mesh,
+                                    const kd_gpu_build_options *o, uint32_t num_rays, bool emulate)
+{
+    kd_tree dev, dev2, emu;
+    kd_error err;
+    kd_status st = kd_build_gpu(mesh, o, &dev, NULL, &err);
+    CHECK_MSG(st == KD_OK, "%s: %s", label, err.message);
+    if (st != KD_OK)
+        return;
+    gb_check_tree(label, mesh, &dev, num_rays);
+    st = kd_build_gpu(mesh, o, &dev2, NULL, &err);
+    CHECK_MSG(st == KD_OK && gb_trees_equal(&dev, &dev2), "%s: two device builds differ", label);
+    if (st == KD_OK)
+        kd_tree_free(&dev2);
+    if (emulate) {
+        st = kd_build_gpu_emulated(mesh, o, &emu, NULL, &err);
+        CHECK_MSG(st == KD_OK, "%s (emulated): %s", label, err.message);
+        if (st == KD_OK) {
+            CHECK_MSG(gb_trees_equal(&dev, &emu),
+                      "%s: device and emulated trees differ (%u/%u nodes, %u/%u refs)", label,
+                      dev.num_nodes, emu.num_nodes, dev.num_leaf_indices, emu.num_leaf_indices);
+            kd_tree_free(&emu);
+        }
+    }
+    kd_tree_free(&dev);
+}
+
+static void test_synthetic(void)
+{
+    uint32_t sizes[] = {40, 3000, 40000};
+    int num_sizes = quick ? 2 : 3;
+    for (int kind = 0; kind < GB_SCENE_NUM_KINDS; kind++) {
+        for (int si = 0; si < num_sizes; si++) {
+            bool emulate = sizes[si] <= 3000; /* the emulation is single-threaded */
+            kd_mesh mesh;
+            gb_make_scene(&mesh, (gb_scene_kind)kind, sizes[si], 11u + (uint32_t)kind);
+            for (int split = 0; split < 2; split++) {
+                kd_gpu_build_options o;
+                gb_options(&o, (kd_large_split)split);
+                char label[128];
+                snprintf(label, sizeof label, "device %s %u %s", gb_scene_name((gb_scene_kind)kind),
+                         sizes[si], kd_large_split_name(o.large_split));
+                check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                if (split == 1 && !quick) {
+                    o.small_node_threshold = 8;
+                    snprintf(label, sizeof label, "device %s %u threshold 8",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si]);
+                    check_against_emulation(label, &mesh, &o, 400, emulate);
+                }
+            }
+            kd_mesh_free(&mesh);
+        }
+    }
+}
+
+static void test_memory(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, quick ? 5000 : 200000, 9);
+    kd_gpu_builder *b = NULL;
+    kd_error err;
+    CHECK(kd_gpu_builder_create(&b, 0, &err) == KD_OK);
+    CHECK(kd_gpu_builder_set_mesh(b, &mesh, &err) == KD_OK);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+
+    size_t mesh_bytes = kd_gpu_builder_device_bytes(b);
+    o.max_device_bytes = mesh_bytes + 256 * 1024;
+    kd_status st = kd_gpu_builder_build(b, &o, NULL, &err);
+    CHECK_MSG(st == KD_ERR_DEVICE_OOM, "capped build gave %d: %s", (int)st, err.message);
+    CHECK_MSG(strstr(err.message, "needs") && strstr(err.message, "MiB free"), "message: %s",
+              err.message);
+    printf("capped: %s\n", err.message);
+
+    /* Recover without the cap; then repeated builds hold the same memory and
+     * the device's free memory does not shrink (nothing leaks). */
+    o.max_device_bytes = 0;
+    kd_tree first, again;
+    CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    CHECK(kd_gpu_builder_download(b, &first, &err) == KD_OK);
+    size_t held = kd_gpu_builder_device_bytes(b), free0 = 0, free1 = 0, total = 0;
+    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
+    for (int i = 0; i < 5; i++)
+        CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+    CHECK(kd_gpu_builder_download(b, &again, &err) == KD_OK);
+    CHECK_MSG(kd_gpu_builder_device_bytes(b) == held, "held %zu, then %zu", held,
+              kd_gpu_builder_device_bytes(b));
+    CHECK_MSG(free1 >= free0, "device free memory fell from %zu to %zu", free0, free1);
+    CHECK(gb_trees_equal(&first, &again));
+    kd_tree_free(&first);
+    kd_tree_free(&again);
+    kd_gpu_builder_destroy(b);
+
+    /* Creating and destroying builders gives everything back. */
+    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
+    for (int i = 0; i < 3; i++) {
+        kd_tree t;
+        CHECK(kd_build_gpu(&mesh, &o, &t, NULL, &err) == KD_OK);
+        kd_tree_free(&t);
+    }
+    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+    CHECK_MSG(free1 + (1u << 20) >= free0, "device free memory fell from %zu to %zu", free0, free1);
+    kd_mesh_free(&mesh);
+}
+
+/* Every reduction rung builds the same tree; the profile counts and times them. */
+static void test_profile(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, quick ? 3000 : 70000, 13);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.profile = 1;
+    kd_tree ref;
+    kd_error err;
+    CHECK(kd_build_gpu(&mesh, &o, &ref, NULL, &err) == KD_OK);
+    for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
+        o.reduce_variant = (kd_reduce_variant)v;
+        kd_gpu_build_profile p;
+        kd_tree t;
+        kd_status st = kd_build_gpu(&mesh, &o, &t, &p, &err);
+        CHECK_MSG(st == KD_OK, "%s: %s", kd_reduce_variant_name(o.reduce_variant), err.message);
+        if (st != KD_OK)
+            continue;
+        CHECK_MSG(gb_trees_equal(&ref, &t), "%s builds another tree",
+                  kd_reduce_variant_name(o.reduce_variant));
+        CHECK(p.num_reduce_calls == 1 + p.num_large_levels);
+        CHECK(p.reduce_ms > 0.0);
+        printf("%-22s reduce %8.3f ms in %u calls; stages %.3f %.3f %.3f %.3f ms\n",
+               kd_reduce_variant_name(o.reduce_variant), p.reduce_ms, p.num_reduce_calls,
+               p.stage_ms[0], p.stage_ms[1], p.stage_ms[2], p.stage_ms[3]);
+        kd_tree_free(&t);
+    }
+    kd_tree_free(&ref);
+    kd_mesh_free(&mesh);
+}
+
+/* Shared scenes: right trees, deterministic, and the cost near the CPU tree's. */
+static void test_shared(bool all)
+{
+    static const char *const small_scenes[] = {"cornell_box_original", "utah_teapot",
+                                               "armadillo_30k_bikker"};
+    static const char *const big_scenes[] = {"stanford_bunny",  "sponza_dabrovic",
+                                             "sibenik_mcguire", "sibenik_blender",
+                                             "crytek_sponza",   "conference",
+                                             "stanford_dragon_vrip"};
+    size_t n_small = sizeof small_scenes / sizeof *small_scenes;
+    size_t n = n_small + (all ? sizeof big_scenes / sizeof *big_scenes : 0);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = i < n_small ? small_scenes[i] : big_scenes[i - n_small];
+        kd_mesh mesh;
+        if (!gb_load_shared(name, &mesh))
+            continue;
+        for (int split = 0; split < 2; split++) {
+            kd_gpu_build_options o;
+            gb_options(&o, (kd_large_split)split);
+            char label[128];
+            snprintf(label, sizeof label, "%s %s", name, kd_large_split_name(o.large_split));
+            check_against_emulation(label, &mesh, &o, mesh.num_triangles > 100000 ? 2000 : 4000,
+                                    mesh.num_triangles <= 31000);
+            kd_tree gpu, cpu;
+            kd_error err;
+            if (kd_build_gpu(&mesh, &o, &gpu, NULL, &err) != KD_OK)
+                continue;
+            if (kd_build_cpu(&mesh, &o.params, &cpu, NULL, &err) == KD_OK) {
+                double g = gb_sah_cost(&gpu), c = gb_sah_cost(&cpu);
+                printf("%s: SAH cost GPU %.3f, CPU %.3f, ratio %.3f\n", label, g, c, g / c);
+                CHECK_MSG(g <= 1.10 * c, "%s: SAH %.3f over 1.1x the CPU tree's %.3f", label, g, c);
+                kd_tree_free(&cpu);
+            }
+            kd_tree_free(&gpu);
+        }
+        kd_mesh_free(&mesh);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (kd_cuda_device_count() == 0) {
+        printf("gpu_build_device: no CUDA device, skipping\n");
+        return KD_TEST_SKIP;
+    }
+    quick = gb_quick();
+    bool all = false;
+    for (int i = 1; i < argc; i++) {
+        quick |= strcmp(argv[i], "quick") == 0;
+        all |= strcmp(argv[i], "scenes") == 0;
+    }
+    test_synthetic();
+    test_memory();
+    test_profile();
+    if (!quick)
+        test_shared(all);
+    return kd_test_finish("gpu_build_device");
+}
