@@ -8,7 +8,9 @@
  * compacted by a scan); small-node stage (exact SAH over the clipped bound
  * planes, reference sets as 64-bit masks, pbrt-v4's termination rules); and
  * output (preorder addresses from subtree sizes, the leaf index array).
- * The host reads back only each large level's counts.
+ * The host reads back only counts: once per large level, once after the
+ * small stage (a single run of device-driven waves) and once for the output
+ * sizes. References per triangle are bounded (max_refs_per_triangle).
  *
  * The tree is the shared format (kd_tree.h) and obeys the verifier's
  * contract: a node's box is closed, and a triangle goes to every child whose
@@ -44,18 +46,19 @@ enum { KD_GPU_SMALL_NODE_MAX = 64 }; /* reference masks are 64 bits */
 
 typedef struct kd_gpu_build_options {
     kd_build_params params;         /* SAH constants, termination rules, depth cap (as the CPU builder) */
-    kd_large_split large_split;     /* default: the one measured better (see kd_gpu_build_options_default) */
+    kd_large_split large_split;     /* default SAH (median: faster, but 1.67x the CPU cost on conference) */
     int small_node_threshold;       /* nodes with at most this many references go to the small stage, 1..64 */
     int sah_bins;                   /* bins per axis for KD_LARGE_SPLIT_SAH, 2..128 */
     float empty_space_ratio;        /* median split: cut off a side this empty (fraction of the node), 0..1 */
-    float max_refs_per_triangle;    /* large-stage reference budget per triangle, >= 2 */
+    float max_refs_per_triangle;    /* leaves hold at most max(this x N, 65536) references, >= 2 */
     kd_reduce_variant reduce_variant; /* rung of the min/max reduction ladder the builder calls */
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
     int profile;                    /* 1: time stages and reductions with CUDA events */
 } kd_gpu_build_options;
 
-/* Defaults: kd_build_params_default, threshold 64, the default large split,
- * 32 bins, empty space 0.25, budget 8, the fastest reduction rung, no cap. */
+/* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
+ * empty space 0.25, budget 8 references per triangle (not binding below
+ * 65536 references in all), reduction rung 5 (shuffles), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
 
 typedef enum kd_gpu_stage {

@@ -35,6 +35,9 @@ kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what);
     } while (0)
 
 // ---- Records -----------------------------------------------------------------
+// Below this many references in all, the reference budget does not bind.
+#define KD_GB_MIN_ALLOWANCE 65536
+
 enum { KD_GB_NONE = 0xffffffffu };
 
 // A node of the large-node stage (one per active node of a level).
@@ -46,6 +49,7 @@ struct kd_gb_large_node {
     uint32_t parent;       // pool id of its parent (KD_GB_NONE for the root)
     uint32_t depth;
     uint32_t bad_refines;
+    float allowance;       // references its leaves may hold, per reference it has
 };
 
 // The split a large node chose: axis < 0 makes it a leaf.
@@ -78,11 +82,14 @@ struct kd_gb_small_root {
     uint32_t parent;
     uint32_t depth;
     uint32_t bad_refines;
+    float allowance;
 };
 
 // The node pool: every node of the tree once, in any order (the output
 // stage orders them). kind: an axis 0..2 for interior nodes, or a leaf kind.
-enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4 };
+// KD_GB_POOL_DEAD marks a pool slot reserved but never used (the small stage
+// hands out slots in chunks); it belongs to no tree.
+enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4, KD_GB_POOL_DEAD = 5 };
 struct kd_gb_pool_node {
     uint32_t kind;
     float split;           // interior
@@ -106,9 +113,12 @@ struct kd_gb_scalars {
     uint32_t task_count;       // small stage: tasks so far (roots first)
     uint32_t wave_begin;       // small stage: the current wave of tasks
     uint32_t wave_end;
-    uint32_t pool_overflow;    // small stage: the task array was too small
+    uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
+    uint32_t arena_count;      // small stage: member bounds allocated
     uint32_t total_leaf_refs;  // output: references in all leaves
+    uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
+    uint32_t broken_pool;      // output: a parent chain longer than the depth cap
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -148,6 +158,7 @@ enum kd_gb_buffer_id {
     KD_GB_BINS,
     KD_GB_SROOTS,
     KD_GB_STASKS,
+    KD_GB_ARENA,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,
     KD_GB_O_SIZE,

@@ -53,7 +53,10 @@ enum { KD_GB_CLIP_MAX = 24 };
 // (so within the parent's box); on return, conservative bounds of its part
 // inside the closed box cell, within cell. Never smaller than the truth: a
 // triangle touching cell stays inside the returned bounds.
-KD_GB_HD void kd_gb_clip_bounds(const float *v, const float *cell, float *box)
+// Not inlined: only straddling lanes call it, and its double-precision
+// polygon would otherwise weigh on every caller's registers.
+__attribute__((unused)) static __host__ __device__ __noinline__ void
+kd_gb_clip_bounds(const float *v, const float *cell, float *box)
 {
     // Bounds already inside cell: the triangle's part in the parent lies in
     // cell, so clipping to cell cannot change it.
@@ -182,6 +185,19 @@ KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axi
                                 KD_GB_FMUL(p_above, (float)num_above));
     return KD_GB_FADD(sah.traversal,
                       KD_GB_FMUL(KD_GB_FMUL(sah.intersect, KD_GB_FSUB(1.0f, eb)), weighted));
+}
+
+// References per triangle are bounded by an allowance handed down the tree:
+// the root may hold budget x N references in its leaves; a split passes each
+// child the parent's allowance in proportion to its references, so the
+// allowance per reference shrinks by the split's duplication. A split whose
+// children could not hold one reference each is refused (the node becomes a
+// leaf), so all leaves together hold at most budget x N references.
+KD_GB_HD float kd_gb_child_allowance(float allowance, uint32_t n, uint32_t num_below,
+                                     uint32_t num_above)
+{
+    uint32_t total = num_below + num_above;
+    return total == 0 ? allowance : KD_GB_FDIV(KD_GB_FMUL(allowance, (float)n), (float)total);
 }
 
 // Child boxes of a split of cell at (axis, pos).

@@ -5,257 +5,11 @@
 // compacts the next level by a scan, and a scatter that clips straddlers to
 // their child's box and files each reference under its next home. The host
 // reads back the level's counts once.
-#include "gpu_build_large_split.cuh"
+#include "gpu_build_large_bookkeep.cuh"
 
 namespace {
 
-// Quantities the bookkeeping scans over the level's nodes.
-enum {
-    Q_OUT = 0,      // split outputs of the node
-    Q_POOL,         // pool nodes it creates (its two children)
-    Q_LARGE_NODES,  // children that stay large
-    Q_LARGE_REFS,
-    Q_SMALL_ROOTS,  // children that go to the small stage
-    Q_SMALL_REFS,
-    Q_LEAF_REFS,    // references of the node itself if it becomes a leaf
-    NUM_Q
-};
-
-struct bookkeep {
-    const kd_gb_large_node *nodes;
-    const kd_gb_split_choice *choice;
-    const uint32_t *left_counts;
-    const uint32_t *right_counts;
-    kd_gb_plan_params pp;
-    // Where the level's new things start.
-    uint32_t pool_base, small_root_base, small_ref_base, leaf_ref_base;
-    // Outputs.
-    kd_gb_route *routes;
-    uint32_t *out_start;
-    kd_gb_large_node *next_nodes;
-    kd_gb_small_root *small_roots;
-    kd_gb_pool_node *pool;
-    kd_gb_scalars *scalars;
-
-    __host__ __device__ void counts(uint32_t k, uint32_t *q) const
-    {
-        kd_gb_plan p = kd_gb_plan_node(nodes[k], choice[k], left_counts[k], right_counts[k], pp);
-        for (int j = 0; j < NUM_Q; j++)
-            q[j] = 0;
-        q[Q_OUT] = p.num_left + p.num_right;
-        q[Q_POOL] = p.leaf ? 0 : 2;
-        q[Q_LEAF_REFS] = p.leaf ? p.n : 0;
-        for (int side = 0; side < 2; side++) {
-            uint32_t count = side ? p.num_right : p.num_left;
-            if (p.child_kind[side] == KD_GB_DEST_LARGE) {
-                q[Q_LARGE_NODES]++;
-                q[Q_LARGE_REFS] += count;
-            } else if (p.child_kind[side] == KD_GB_DEST_SMALL) {
-                q[Q_SMALL_ROOTS]++;
-                q[Q_SMALL_REFS] += count;
-            }
-        }
-    }
-
-    __host__ __device__ void write(uint32_t k, const uint32_t *off) const
-    {
-        const kd_gb_large_node &node = nodes[k];
-        kd_gb_split_choice c = choice[k];
-        kd_gb_plan p = kd_gb_plan_node(node, c, left_counts[k], right_counts[k], pp);
-        kd_gb_route r;
-        r.out_start = off[Q_OUT];
-        r.num_left = p.num_left;
-        r.axis = c.axis;
-        r.pos = c.pos;
-        out_start[k] = off[Q_OUT];
-
-        kd_gb_pool_node self;
-        self.parent = node.parent;
-        self.depth = node.depth;
-        self.mask = 0;
-        if (p.leaf) {
-            r.leaf_base = leaf_ref_base + off[Q_LEAF_REFS];
-            self.kind = KD_GB_POOL_LEAF_LIST;
-            self.split = 0.0f;
-            self.a = r.leaf_base;
-            self.b = p.n;
-            for (int side = 0; side < 2; side++) {
-                r.dest_kind[side] = KD_GB_DEST_DROP;
-                r.dest_base[side] = 0;
-                r.dest_id[side] = 0;
-                for (int j = 0; j < 6; j++)
-                    r.child_cell[side][j] = node.cell[j];
-            }
-            pool[node.pool_id] = self;
-            routes[k] = r;
-            return;
-        }
-        r.leaf_base = KD_GB_NONE;
-        uint32_t child_id[2] = {pool_base + off[Q_POOL], pool_base + off[Q_POOL] + 1};
-        self.kind = (uint32_t)c.axis;
-        self.split = c.pos;
-        self.a = child_id[0];
-        self.b = child_id[1];
-        pool[node.pool_id] = self;
-
-        uint32_t large_at = off[Q_LARGE_NODES], large_ref_at = off[Q_LARGE_REFS];
-        uint32_t small_at = off[Q_SMALL_ROOTS], small_ref_at = off[Q_SMALL_REFS];
-        for (int side = 0; side < 2; side++) {
-            uint32_t count = side ? p.num_right : p.num_left;
-            float *cell = r.child_cell[side];
-            kd_gb_child_cell(node.cell, c.axis, c.pos, side, cell);
-            r.dest_kind[side] = p.child_kind[side];
-            r.dest_base[side] = 0;
-            r.dest_id[side] = 0;
-            if (p.child_kind[side] == KD_GB_DEST_LARGE) {
-                kd_gb_large_node child;
-                for (int j = 0; j < 6; j++)
-                    child.cell[j] = cell[j];
-                child.ref_start = large_ref_at;
-                child.ref_count = count;
-                child.pool_id = child_id[side];
-                child.parent = node.pool_id;
-                child.depth = node.depth + 1;
-                child.bad_refines = p.bad_refines;
-                next_nodes[large_at] = child;
-                r.dest_base[side] = large_ref_at;
-                r.dest_id[side] = large_at;
-                large_at++;
-                large_ref_at += count;
-            } else if (p.child_kind[side] == KD_GB_DEST_SMALL) {
-                kd_gb_small_root child;
-                for (int j = 0; j < 6; j++)
-                    child.cell[j] = cell[j];
-                child.ref_start = small_ref_base + small_ref_at;
-                child.ref_count = count;
-                child.pool_id = child_id[side];
-                child.parent = node.pool_id;
-                child.depth = node.depth + 1;
-                child.bad_refines = p.bad_refines;
-                small_roots[small_root_base + small_at] = child;
-                r.dest_base[side] = child.ref_start;
-                r.dest_id[side] = small_root_base + small_at;
-                small_at++;
-                small_ref_at += count;
-            } else {
-                // An empty child is an empty leaf right away.
-                kd_gb_pool_node empty;
-                empty.kind = KD_GB_POOL_LEAF_LIST;
-                empty.split = 0.0f;
-                empty.a = 0;
-                empty.b = 0;
-                empty.mask = 0;
-                empty.parent = node.pool_id;
-                empty.depth = node.depth + 1;
-                pool[child_id[side]] = empty;
-            }
-        }
-        routes[k] = r;
-    }
-
-    __host__ __device__ void totals(const uint32_t *t) const
-    {
-        scalars->split_total = t[Q_OUT];
-        scalars->new_pool_nodes = t[Q_POOL];
-        scalars->next_large_nodes = t[Q_LARGE_NODES];
-        scalars->next_large_refs = t[Q_LARGE_REFS];
-        scalars->new_small_roots = t[Q_SMALL_ROOTS];
-        scalars->new_small_refs = t[Q_SMALL_REFS];
-        scalars->new_leaf_refs = t[Q_LEAF_REFS];
-    }
-};
-
-enum { BK_THREADS = 512, BK_ITEMS = 8, BK_WARPS = BK_THREADS / 32 };
-
-// One block scans all NUM_Q quantities over the level's nodes at once, in
-// chunks of BK_THREADS * BK_ITEMS nodes: one launch where separate scans of
-// each quantity would take seven.
-__global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint32_t num_nodes)
-{
-    __shared__ uint32_t warp_sums[BK_WARPS][NUM_Q];
-    __shared__ uint32_t carry[NUM_Q];
-    __shared__ uint32_t chunk_total[NUM_Q];
-    uint32_t t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-    if (t < NUM_Q)
-        carry[t] = 0;
-    __syncthreads();
-    for (uint32_t base = 0; base < num_nodes; base += BK_THREADS * BK_ITEMS) {
-        uint32_t first = base + t * BK_ITEMS;
-        uint32_t own[NUM_Q], q[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++)
-            own[j] = 0;
-        for (int it = 0; it < BK_ITEMS; it++) {
-            if (first + it < num_nodes) {
-                bk.counts(first + it, q);
-                for (int j = 0; j < NUM_Q; j++)
-                    own[j] += q[j];
-            }
-        }
-        // Inclusive scan across the warp, then across the warps' sums.
-        uint32_t incl[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++) {
-            incl[j] = own[j];
-            for (uint32_t d = 1; d < 32; d <<= 1) {
-                uint32_t x = __shfl_up_sync(0xffffffffu, incl[j], d);
-                if (lane >= d)
-                    incl[j] += x;
-            }
-            if (lane == 31)
-                warp_sums[warp][j] = incl[j];
-        }
-        __syncthreads();
-        if (warp == 0) {
-            for (int j = 0; j < NUM_Q; j++) {
-                uint32_t v = lane < BK_WARPS ? warp_sums[lane][j] : 0;
-                uint32_t s = v;
-                for (uint32_t d = 1; d < 32; d <<= 1) {
-                    uint32_t x = __shfl_up_sync(0xffffffffu, s, d);
-                    if (lane >= d)
-                        s += x;
-                }
-                if (lane < BK_WARPS)
-                    warp_sums[lane][j] = s - v; // exclusive
-                if (lane == BK_WARPS - 1)
-                    chunk_total[j] = s;
-            }
-        }
-        __syncthreads();
-        uint32_t off[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++)
-            off[j] = carry[j] + warp_sums[warp][j] + incl[j] - own[j];
-        for (int it = 0; it < BK_ITEMS; it++) {
-            if (first + it < num_nodes) {
-                bk.counts(first + it, q);
-                bk.write(first + it, off);
-                for (int j = 0; j < NUM_Q; j++)
-                    off[j] += q[j];
-            }
-        }
-        __syncthreads();
-        if (t < NUM_Q)
-            carry[t] += chunk_total[t];
-        __syncthreads();
-    }
-    if (t == 0)
-        bk.totals(carry);
-}
-
-kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
-{
-    if (b->host) {
-        uint32_t off[NUM_Q] = {0}, q[NUM_Q];
-        for (uint32_t k = 0; k < num_nodes; k++) {
-            bk.counts(k, q);
-            bk.write(k, off);
-            for (int j = 0; j < NUM_Q; j++)
-                off[j] += q[j];
-        }
-        bk.totals(off);
-        return KD_OK;
-    }
-    bookkeep_kernel<<<1, BK_THREADS, 0, b->stream>>>(bk, num_nodes);
-    return kd_gb_cuda(err, cudaGetLastError(), "large-node bookkeeping");
-}
+using namespace kd_gb_large;
 
 // Files each split output under its child (clipping straddlers to the
 // child's box), and copies the references of nodes that became leaves.
@@ -320,6 +74,50 @@ struct scatter {
     }
 };
 
+enum { BIN_THREADS = 256, BIN_ITEMS = 8, BIN_TILE = BIN_THREADS * BIN_ITEMS };
+
+// Binning with the counts of a tile kept in shared memory when the whole tile
+// belongs to one node (the top levels, where every reference would otherwise
+// hit the same few hundred counters), flushed with one atomic per bin.
+__global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint32_t n)
+{
+    extern __shared__ uint32_t tile_bins[];
+    uint32_t first = blockIdx.x * BIN_TILE;
+    uint32_t last = first + BIN_TILE < n ? first + BIN_TILE - 1 : n - 1;
+    uint32_t node = f.refs.seg[first];
+    if (node != f.refs.seg[last]) {
+        for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
+            f(i);
+        return;
+    }
+    uint32_t num = 6u * (uint32_t)f.num_bins;
+    for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
+        tile_bins[j] = 0;
+    __syncthreads();
+    kd_gb_bin_refs local = f;
+    local.bins = tile_bins;
+    local.first_node = node;
+    for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
+        local(i);
+    __syncthreads();
+    uint32_t *global_bins = f.bins + (size_t)node * num;
+    for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
+        if (tile_bins[j])
+            atomicAdd(&global_bins[j], tile_bins[j]);
+}
+
+kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
+{
+    if (n == 0)
+        return KD_OK;
+    if (b->host)
+        return kd_gb_map(b, n, f, "binning references", err);
+    uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
+    size_t smem = 6 * (size_t)f.num_bins * sizeof(uint32_t);
+    bin_kernel<<<tiles, BIN_THREADS, smem, b->stream>>>(f, n);
+    return kd_gb_cuda(err, cudaGetLastError(), "binning references");
+}
+
 } // namespace
 
 kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
@@ -330,7 +128,11 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     uint32_t num_refs = num_nodes ? s->num_tris : 0;
     int refs_cur = KD_GB_REFS_A, refs_next = KD_GB_REFS_A2;
     int nodes_cur = KD_GB_LNODES_A, nodes_next = KD_GB_LNODES_B;
+    // A safety net under the per-node allowance (which already keeps every
+    // level within it): never more references in flight than the budget.
     double budget = (double)o->max_refs_per_triangle * (double)s->num_tris;
+    if (budget < KD_GB_MIN_ALLOWANCE)
+        budget = KD_GB_MIN_ALLOWANCE;
     int num_bins = o->sah_bins;
 
     kd_gb_plan_params pp;
@@ -384,8 +186,8 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (o->large_split == KD_LARGE_SPLIT_SAH) {
             uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
             KD_GB_TRY(kd_gb_memset(b, bins, 0, 4 * (size_t)num_nodes * 6 * num_bins, err));
-            kd_gb_bin_refs bin = {level, tight, bins, num_bins};
-            KD_GB_TRY(kd_gb_map(b, num_refs, bin, "binning references", err));
+            kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0};
+            KD_GB_TRY(run_binning(b, bin, num_refs, err));
             kd_gb_choose_sah choose = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf,
                                         o->empty_space_ratio};
             KD_GB_TRY(kd_gb_map(b, num_nodes, choose, "choosing SAH splits", err));

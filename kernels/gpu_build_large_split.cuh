@@ -75,6 +75,7 @@ struct kd_gb_bin_refs {
     const float *tight;
     uint32_t *bins;               // per node, axis, {lo, hi}: num_bins counts
     int num_bins;
+    uint32_t first_node;          // bins[0] belongs to this node
 
     __host__ __device__ void operator()(uint32_t i) const
     {
@@ -89,7 +90,7 @@ struct kd_gb_bin_refs {
             int b_hi = (int)KD_GB_FMUL(KD_GB_FSUB(refs.hi[a][i], t[a]), scale);
             b_lo = b_lo < 0 ? 0 : (b_lo >= num_bins ? num_bins - 1 : b_lo);
             b_hi = b_hi < 0 ? 0 : (b_hi >= num_bins ? num_bins - 1 : b_hi);
-            uint32_t *axis_bins = bins + ((size_t)k * 3 + a) * 2 * num_bins;
+            uint32_t *axis_bins = bins + ((size_t)(k - first_node) * 3 + a) * 2 * num_bins;
             kd_gb_atomic_add(axis_bins + b_lo, 1u);
             kd_gb_atomic_add(axis_bins + num_bins + b_hi, 1u);
         }
@@ -182,7 +183,9 @@ struct kd_gb_plan {
     uint32_t n, num_left, num_right;
     uint32_t child_kind[2];
     uint32_t bad_refines;
+    float child_allowance;
 };
+
 
 struct kd_gb_plan_params {
     kd_gb_sah sah;
@@ -199,7 +202,8 @@ KD_GB_HD kd_gb_plan kd_gb_plan_node(const kd_gb_large_node &node, kd_gb_split_ch
     p.num_left = num_left;
     p.num_right = num_right;
     p.bad_refines = node.bad_refines;
-    p.leaf = c.axis < 0;
+    p.child_allowance = kd_gb_child_allowance(node.allowance, node.ref_count, num_left, num_right);
+    p.leaf = c.axis < 0 || p.child_allowance < 1.0f;
     if (!p.leaf && num_left == p.n && num_right == p.n)
         p.leaf = 1; // the plane cut nothing off: splitting again would only duplicate
     if (!p.leaf) {

@@ -1,5 +1,6 @@
-// Output: the node pool (every node once, in no particular order) becomes the
-// shared tree format, depth-first with the below child next.
+// Output: the node pool (every node once, in no particular order, among dead
+// slots the small stage reserved and did not use) becomes the shared tree
+// format, depth-first with the below child next.
 //  1. Subtree sizes (nodes and leaf references), bottom up: every leaf walks
 //     towards the root; at each parent the first child to arrive stops and
 //     the second sums both (an atomic counter per node decides who is
@@ -20,6 +21,9 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
 
 struct subtree_sizes {
     const kd_gb_pool_node *pool;
+    uint32_t num_nodes;
+    uint32_t max_depth;
+    uint32_t *broken;
     uint32_t *size_nodes;
     uint32_t *size_refs;
     uint32_t *arrivals;
@@ -36,13 +40,17 @@ struct subtree_sizes {
     __host__ __device__ void operator()(uint32_t i) const
     {
         kd_gb_pool_node node = pool[i];
-        if (node.kind < 3)
+        if (node.kind < 3 || node.kind == KD_GB_POOL_DEAD)
             return; // interior nodes are summed by the last child to arrive
         size_nodes[i] = 1;
         size_refs[i] = leaf_count(node);
         uint32_t x = i;
-        while (pool[x].parent != KD_GB_NONE) {
+        for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE; steps++) {
             uint32_t p = pool[x].parent;
+            if (steps > max_depth || p >= num_nodes) {
+                *broken = 1; // a path longer than the depth cap: the pool is corrupt
+                return;
+            }
 #if defined(__CUDA_ARCH__)
             __threadfence(); // publish this subtree's sizes before arriving
 #endif
@@ -63,11 +71,18 @@ struct total_refs {
     const uint32_t *size_refs;
     kd_gb_scalars *scalars;
 
-    __host__ __device__ void operator()(uint32_t) const { scalars->total_leaf_refs = size_refs[0]; }
+    const uint32_t *size_nodes;
+
+    __host__ __device__ void operator()(uint32_t) const
+    {
+        scalars->total_leaf_refs = size_refs[0];
+        scalars->total_nodes = size_nodes[0];
+    }
 };
 
 struct write_nodes {
     const kd_gb_pool_node *pool;
+    uint32_t max_depth;
     const uint32_t *size_nodes;
     const uint32_t *size_refs;
     const uint32_t *leaf_refs;     // large-stage leaves
@@ -78,8 +93,10 @@ struct write_nodes {
 
     __host__ __device__ void operator()(uint32_t i) const
     {
+        if (pool[i].kind == KD_GB_POOL_DEAD)
+            return;
         uint32_t address = 0, first_ref = 0, x = i;
-        while (pool[x].parent != KD_GB_NONE) {
+        for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE && steps <= max_depth; steps++) {
             uint32_t p = pool[x].parent;
             uint32_t below = pool[p].a;
             if (below == x) {
@@ -121,45 +138,49 @@ struct write_nodes {
 
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
-    uint32_t num_nodes = s->pool_count;
-    if (num_nodes > KD_NODE_MAX_COUNT)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes exceed the tree format's %u",
-                          num_nodes, (unsigned)KD_NODE_MAX_COUNT);
+    uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZE, 4 * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_REFS, 4 * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_COUNTER, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)num_nodes, 0, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
     KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
 
     uint32_t *arrivals = kd_gb_ptr<uint32_t>(b, KD_GB_O_COUNTER);
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
     KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 4 * (size_t)num_nodes, err));
     subtree_sizes sizes;
     sizes.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
     sizes.size_nodes = kd_gb_ptr<uint32_t>(b, KD_GB_O_SIZE);
     sizes.size_refs = kd_gb_ptr<uint32_t>(b, KD_GB_O_REFS);
     sizes.arrivals = arrivals;
+    sizes.num_nodes = num_nodes;
+    sizes.max_depth = (uint32_t)s->max_depth;
+    sizes.broken = &scalars->broken_pool;
     KD_GB_TRY(kd_gb_map(b, num_nodes, sizes, "subtree sizes", err));
 
-    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-    total_refs total = {sizes.size_refs, scalars};
+    total_refs total = {sizes.size_refs, scalars, sizes.size_nodes};
     KD_GB_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
     kd_gb_scalars counts;
     KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
     if (s->profile)
         s->profile->num_host_syncs++;
+    if (counts.broken_pool)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
     if (counts.bad_index)
         return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: a triangle names a vertex index past "
                           "the mesh's %u vertices", b->num_vertices);
-    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u leaf references exceed the tree "
-                          "format's %u", counts.total_leaf_refs, (unsigned)KD_NODE_MAX_COUNT);
+    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
+                          "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
+                          (unsigned)KD_NODE_MAX_COUNT);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)(counts.total_nodes + 1), 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (size_t)(counts.total_leaf_refs + 1), 0, err));
 
     write_nodes w;
     w.pool = sizes.pool;
+    w.max_depth = (uint32_t)s->max_depth;
     w.size_nodes = sizes.size_nodes;
     w.size_refs = sizes.size_refs;
     w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
@@ -169,13 +190,13 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
     KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
 
-    b->tree_nodes = num_nodes;
+    b->tree_nodes = counts.total_nodes;
     b->tree_leaf_refs = counts.total_leaf_refs;
     b->tree_max_depth = (uint32_t)s->max_depth;
     for (int k = 0; k < 6; k++)
         b->tree_box[k] = counts.scene_box[k] + 0.0f; // as the root's box: no -0
     if (s->profile) {
-        s->profile->num_nodes = num_nodes;
+        s->profile->num_nodes = counts.total_nodes;
         s->profile->num_leaf_refs = counts.total_leaf_refs;
     }
     return KD_OK;

@@ -47,6 +47,7 @@ struct init_root {
     kd_gb_large_node *large;
     kd_gb_small_root *small;
     kd_gb_pool_node *pool;
+    float allowance;
 
     __host__ __device__ void operator()(uint32_t) const
     {
@@ -73,6 +74,7 @@ struct init_root {
             r.parent = KD_GB_NONE;
             r.depth = 0;
             r.bad_refines = 0;
+            r.allowance = allowance;
             small[0] = r;
         } else {
             kd_gb_large_node n;
@@ -84,6 +86,7 @@ struct init_root {
             n.parent = KD_GB_NONE;
             n.depth = 0;
             n.bad_refines = 0;
+            n.allowance = allowance;
             large[0] = n;
         }
     }
@@ -144,6 +147,11 @@ kd_status kd_gb_stage_preprocess(kd_gpu_builder *b, kd_gb_build_state *s, kd_err
     root.large = kd_gb_ptr<kd_gb_large_node>(b, KD_GB_LNODES_A);
     root.small = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     root.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    // The reference budget, per triangle: small scenes may duplicate freely
+    // (up to KD_GB_MIN_ALLOWANCE references in all).
+    root.allowance = s->opts->max_refs_per_triangle;
+    if (n > 0 && (float)KD_GB_MIN_ALLOWANCE / (float)n > root.allowance)
+        root.allowance = (float)KD_GB_MIN_ALLOWANCE / (float)n;
     KD_GB_TRY(kd_gb_map(b, 1, root, "initialising the root", err));
 
     s->pool_count = 1;

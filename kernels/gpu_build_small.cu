@@ -4,327 +4,182 @@
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
 // flight at once. One warp takes one node:
-//  - its members are clipped to its box (perfect splits all the way down,
-//    from their bounds in the root), into compact arrays;
-//  - per axis, the members' lower and upper bounds are ranked and turned
-//    into prefix masks (members with lower bound <= s form a prefix of the
-//    sorted lower bounds; with upper bound >= s a suffix of the upper ones);
-//  - every candidate plane (each clipped bound q and its float neighbours q-
-//    and q+, as the CPU builder) is counted by two binary searches, costed,
-//    and the warp keeps the cheapest; pbrt-v4's rules decide leaf or split;
-//  - a split appends its two children to the task array (an atomic counter;
-//    the order of the tasks never reaches the output, which the output stage
-//    orders by tree structure alone).
+//  - its members' bounds, clipped to its box, come from the bounds arena
+//    (written by its parent), into compact arrays;
+//  - per axis, the members' lower and upper bounds are sorted (by rank);
+//  - the candidate planes are, per axis, one float below each lower bound
+//    (q-: the member goes above only) and one float above each upper bound
+//    (q+: below only). These dominate the plane at q itself, where the
+//    member would touch the plane and go to both sides, and they separate
+//    planar members cleanly. Each plane's counts (members with lower bound
+//    <= s go below, with upper bound >= s above) come from two binary
+//    searches; the warp keeps the cheapest; pbrt-v4's rules decide;
+//  - the children's reference masks are taken from the chosen plane;
+//  - a split appends its two children to the task array and their members'
+//    bounds to the arena, clipping the straddlers to each child's box
+//    (perfect splits all the way down, as the CPU builder). Each warp takes
+//    slots in chunks from two global counters (one atomic per chunk, not per
+//    split: thousands of warps would queue on one address); slots it leaves
+//    unused become dead tasks and dead pool records. The order of slots never
+//    reaches the output, which the output stage orders by tree structure.
 // The waves need no host round trip: each wave's kernel reads its range from
 // device memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
 
-#include "gpu_build_common.cuh"
-#include "gpu_build_geom.cuh"
+#include "gpu_build_small_node.cuh"
 
 namespace {
 
-enum { MAXR = KD_GPU_SMALL_NODE_MAX, CAND_PER_REF = 18, WARPS_PER_BLOCK = 4 };
+using namespace kd_gb_small;
 
-struct task {
-    unsigned long long mask;
-    float cell[6];
-    uint32_t root;
-    uint32_t pool_id;
-    uint32_t parent;
-    uint16_t depth;
-    uint16_t bad_refines;
-};
-
-// One warp's workspace for one node (compact: member c is the root's
-// reference member[c]).
-struct workspace {
-    unsigned long long pref_lo[3][MAXR + 1]; // members at sorted lower-bound positions < r
-    unsigned long long suf_hi[3][MAXR + 1];  // members at sorted upper-bound positions >= r
-    float lo[3][MAXR], hi[3][MAXR];          // clipped to the node's box
-    float sorted_lo[3][MAXR], sorted_hi[3][MAXR];
-    uint8_t order_lo[3][MAXR], order_hi[3][MAXR]; // member at each sorted position
-    uint8_t member[MAXR];
-};
-
-struct small_args {
-    const kd_gb_small_root *roots;
-    uint32_t num_roots;
-    kd_gb_refs refs;
-    const float *tri_verts;
-    task *tasks;
-    uint32_t task_capacity;
-    kd_gb_pool_node *pool;
-    uint32_t pool_base;           // pool id of task num_roots (roots have their own)
-    kd_gb_scalars *scalars;
-    kd_gb_sah sah;
-    int max_depth;
-    uint32_t max_leaf_prims;
-    uint32_t max_bad_refines;
-    uint32_t cutoff_prims;
-    float bad_cost_ratio;
-};
-
-KD_GB_HD void sync_lanes()
+// Writes the members of one child: their bounds in the parent, clipped to the
+// child's box where they straddle the plane.
+KD_GB_HD void write_child_members(const small_args &g, const workspace *ws,
+                                  const kd_gb_small_root &root, const task &t, const decision &d,
+                                  int side, const float *cell, uint32_t at, uint32_t lane,
+                                  uint32_t lanes)
 {
-#if defined(__CUDA_ARCH__)
-    __syncwarp();
-#endif
-}
-
-KD_GB_HD int lowest_bit(unsigned long long m)
-{
-#if defined(__CUDA_ARCH__)
-    return __ffsll((long long)m) - 1;
-#else
-    return __builtin_ctzll(m);
-#endif
-}
-
-// Number of sorted values <= s (le) or < s (lt).
-KD_GB_HD uint32_t count_below(const float *sorted, uint32_t n, float s, int le)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) >> 1;
-        if (le ? sorted[mid] <= s : sorted[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-// Prefix masks of the six sorted lists: pref_lo[a][r] = members at sorted
-// lower-bound positions < r, suf_hi[a][r] = members at positions >= r.
-KD_GB_HD void prefix_masks(workspace *ws, uint32_t m, uint32_t lane, uint32_t lanes)
-{
-#if defined(__CUDA_ARCH__)
-    (void)lanes;
-    for (int a = 0; a < 3; a++) {
-        unsigned long long x0 = lane < m ? 1ull << ws->member[ws->order_lo[a][lane]] : 0;
-        unsigned long long x1 = lane + 32 < m ? 1ull << ws->member[ws->order_lo[a][lane + 32]] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-            unsigned long long y0 = __shfl_up_sync(0xffffffffu, x0, d);
-            unsigned long long y1 = __shfl_up_sync(0xffffffffu, x1, d);
-            if ((int)lane >= d) {
-                x0 |= y0;
-                x1 |= y1;
-            }
-        }
-        x1 |= __shfl_sync(0xffffffffu, x0, 31);
-        if (lane == 0)
-            ws->pref_lo[a][0] = 0;
-        ws->pref_lo[a][lane + 1] = x0;
-        ws->pref_lo[a][lane + 33] = x1;
-
-        x0 = lane < m ? 1ull << ws->member[ws->order_hi[a][lane]] : 0;
-        x1 = lane + 32 < m ? 1ull << ws->member[ws->order_hi[a][lane + 32]] : 0;
-        for (int d = 1; d < 32; d <<= 1) {
-            unsigned long long y0 = __shfl_down_sync(0xffffffffu, x0, d);
-            unsigned long long y1 = __shfl_down_sync(0xffffffffu, x1, d);
-            if (lane + d < 32) {
-                x0 |= y0;
-                x1 |= y1;
-            }
-        }
-        x0 |= __shfl_sync(0xffffffffu, x1, 0);
-        ws->suf_hi[a][lane] = x0;
-        ws->suf_hi[a][lane + 32] = x1;
-        if (lane == 0)
-            ws->suf_hi[a][64] = 0;
-    }
-#else
-    for (uint32_t e = lane; e < 6; e += lanes) {
-        int a = (int)(e >> 1);
-        if ((e & 1) == 0) {
-            ws->pref_lo[a][0] = 0;
-            for (uint32_t r = 0; r < MAXR; r++)
-                ws->pref_lo[a][r + 1] =
-                    ws->pref_lo[a][r] | (r < m ? 1ull << ws->member[ws->order_lo[a][r]] : 0);
-        } else {
-            ws->suf_hi[a][MAXR] = 0;
-            for (uint32_t r = MAXR; r-- > 0;)
-                ws->suf_hi[a][r] =
-                    ws->suf_hi[a][r + 1] | (r < m ? 1ull << ws->member[ws->order_hi[a][r]] : 0);
-        }
-    }
-#endif
-}
-
-// Clips the node's members to its box and sorts their bounds per axis.
-KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t,
-                           const kd_gb_small_root &root, uint32_t m, uint32_t lane, uint32_t lanes)
-{
+    unsigned long long mine = side ? d.above : d.below;
+    unsigned long long both = d.above & d.below;
     for (uint32_t i = lane; i < MAXR; i += lanes) {
-        if (!((t.mask >> i) & 1ull))
+        if (!((mine >> i) & 1ull))
             continue;
         uint32_t c = (uint32_t)kd_gb_popc64(t.mask & ((1ull << i) - 1ull));
-        uint32_t ref = root.ref_start + i;
-        float box[6];
+        member_box box;
         for (int a = 0; a < 3; a++) {
-            box[a] = g.refs.lo[a][ref];
-            box[3 + a] = g.refs.hi[a][ref];
+            box.v[a] = ws->lo[a][c];
+            box.v[3 + a] = ws->hi[a][c];
         }
-        kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)g.refs.tri[ref], t.cell, box);
-        ws->member[c] = (uint8_t)i;
-        for (int a = 0; a < 3; a++) {
-            ws->lo[a][c] = box[a];
-            ws->hi[a][c] = box[3 + a];
-        }
+        if ((both >> i) & 1ull)
+            kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)g.refs.tri[root.ref_start + i], cell,
+                              box.v);
+        g.arena[at + (uint32_t)kd_gb_popc64(mine & ((1ull << i) - 1ull))] = box;
     }
-    sync_lanes();
-    // Rank of each bound among the members' (ties by member order).
-    for (uint32_t e = lane; e < 6 * m; e += lanes) {
-        uint32_t list = e / m, c = e % m;
-        int a = (int)(list >> 1), upper = (int)(list & 1);
-        const float *vals = upper ? ws->hi[a] : ws->lo[a];
-        float v = vals[c];
-        uint32_t rank = 0;
-        for (uint32_t d = 0; d < m; d++)
-            rank += vals[d] < v || (vals[d] == v && d < c);
-        if (upper) {
-            ws->sorted_hi[a][rank] = v;
-            ws->order_hi[a][rank] = (uint8_t)c;
-        } else {
-            ws->sorted_lo[a][rank] = v;
-            ws->order_lo[a][rank] = (uint8_t)c;
-        }
-    }
-    sync_lanes();
-    prefix_masks(ws, m, lane, lanes);
-    sync_lanes();
 }
 
-struct decision {
-    int leaf;
-    int axis;
-    float pos;
-    unsigned long long below, above;
-    uint32_t bad_refines;
+// A warp's reserved slots (held by lane 0).
+struct reservation {
+    uint32_t task_next, task_end;
+    uint32_t arena_next, arena_end;
 };
 
-// The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
-// node is member k / 18; its id (for ties) counts in the root's references,
-// so it does not depend on which members the node has.
-KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m,
-                         uint32_t lane, uint32_t lanes)
+// Slots [begin, end) of the task array that will not be used: dead tasks
+// (skipped by the next wave) with dead pool records (skipped by the output).
+KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
 {
-    decision d;
-    d.leaf = 1;
-    d.axis = 0;
-    d.pos = 0.0f;
-    d.below = d.above = 0;
-    d.bad_refines = t.bad_refines;
-    float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
-    float best = INFINITY;
-    uint32_t best_id = KD_GB_NONE, best_ilo = 0, best_ihi = 0;
-    int best_axis = 0;
-    float best_pos = 0.0f;
-    for (uint32_t k = lane; k < CAND_PER_REF * m; k += lanes) {
-        uint32_t c = k / CAND_PER_REF, rem = k % CAND_PER_REF;
-        int a = (int)(rem / 6), upper = (int)((rem / 3) & 1), variant = (int)(rem % 3);
-        float q = upper ? ws->hi[a][c] : ws->lo[a][c];
-        float s = variant == 0 ? nextafterf(q, -INFINITY) : variant == 2 ? nextafterf(q, INFINITY) : q;
-        s = KD_GB_FADD(s, 0.0f);
-        if (!(t.cell[a] < s && s < t.cell[3 + a]))
-            continue;
-        uint32_t ilo = count_below(ws->sorted_lo[a], m, s, 1);
-        uint32_t ihi = count_below(ws->sorted_hi[a], m, s, 0);
-        float cost = kd_gb_split_cost(g.sah, t.cell, a, s, ilo, m - ihi, inv_area);
-        uint32_t id = (uint32_t)ws->member[c] * CAND_PER_REF + rem;
-        if (cost < best || (cost == best && id < best_id)) {
-            best = cost;
-            best_id = id;
-            best_ilo = ilo;
-            best_ihi = ihi;
-            best_axis = a;
-            best_pos = s;
-        }
+    for (uint32_t slot = begin; slot < end && slot < g.task_capacity; slot++) {
+        task dead;
+        dead.mask = 0;
+        for (int k = 0; k < 6; k++)
+            dead.cell[k] = 0.0f;
+        dead.root = 0;
+        dead.pool_id = g.pool_base + (slot - g.num_roots);
+        dead.parent = KD_GB_NONE;
+        dead.bounds_at = KD_GB_DEAD_TASK;
+        dead.allowance = 0.0f;
+        dead.depth = 0;
+        dead.bad_refines = 0;
+        g.tasks[slot] = dead;
+        kd_gb_pool_node node;
+        node.kind = KD_GB_POOL_DEAD;
+        node.split = 0.0f;
+        node.a = node.b = 0;
+        node.mask = 0;
+        node.parent = KD_GB_NONE;
+        node.depth = 0;
+        g.pool[dead.pool_id] = node;
     }
-#if defined(__CUDA_ARCH__)
-    float wbest = best;
-    uint32_t wid = best_id;
-    for (int dd = 16; dd > 0; dd >>= 1) {
-        float oc = __shfl_xor_sync(0xffffffffu, wbest, dd);
-        uint32_t oid = __shfl_xor_sync(0xffffffffu, wid, dd);
-        if (oc < wbest || (oc == wbest && oid < wid)) {
-            wbest = oc;
-            wid = oid;
-        }
+}
+
+// Two task slots and `members` arena entries, from the warp's chunks.
+KD_GB_HD void reserve(const small_args &g, reservation *r, uint32_t members, uint32_t *slot,
+                      uint32_t *at)
+{
+    if (r->task_next + 2 > r->task_end) {
+        bury(g, r->task_next, r->task_end);
+        r->task_next = kd_gb_atomic_add(&g.scalars->task_count, (uint32_t)TASK_CHUNK);
+        r->task_end = r->task_next + TASK_CHUNK;
     }
-    // The lane that found the winner hands over its details.
-    unsigned owner = __ballot_sync(0xffffffffu, best_id == wid && wid != KD_GB_NONE);
-    int src = owner ? __ffs(owner) - 1 : 0;
-    best = wbest;
-    best_id = wid;
-    best_ilo = __shfl_sync(0xffffffffu, best_ilo, src);
-    best_ihi = __shfl_sync(0xffffffffu, best_ihi, src);
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src);
-#endif
-    if (best_id == KD_GB_NONE)
-        return d;
-    float old_cost = KD_GB_FMUL(g.sah.intersect, (float)m);
-    if (best > old_cost)
-        d.bad_refines++;
-    if ((best > KD_GB_FMUL(g.bad_cost_ratio, old_cost) && m < g.cutoff_prims) ||
-        d.bad_refines >= g.max_bad_refines)
-        return d;
-    d.leaf = 0;
-    d.axis = best_axis;
-    d.pos = best_pos;
-    d.below = ws->pref_lo[best_axis][best_ilo];
-    d.above = ws->suf_hi[best_axis][best_ihi];
-    return d;
+    *slot = r->task_next;
+    r->task_next += 2;
+    if (r->arena_next + members > r->arena_end) {
+        uint32_t chunk = members > (uint32_t)ARENA_CHUNK ? members : (uint32_t)ARENA_CHUNK;
+        r->arena_next = kd_gb_atomic_add(&g.scalars->arena_count, chunk);
+        r->arena_end = r->arena_next + chunk;
+    }
+    *at = r->arena_next;
+    r->arena_next += members;
 }
 
 // One node: leaf or split, its pool record, and its children as new tasks.
-KD_GB_HD void process_task(const small_args &g, workspace *ws, uint32_t index, uint32_t lane,
-                           uint32_t lanes)
+KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index,
+                           uint32_t lane, uint32_t lanes)
 {
     const task t = g.tasks[index];
-    const kd_gb_small_root root = g.roots[t.root];
+    if (t.bounds_at == KD_GB_DEAD_TASK)
+        return; // its pool record is already marked dead
     uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
     decision d;
     d.leaf = 1;
     if (m > g.max_leaf_prims && (int)t.depth < g.max_depth && kd_gb_box_area(t.cell) > 0.0f) {
-        prepare_node(g, ws, t, root, m, lane, lanes);
+        prepare_node(g, ws, t, m, lane, lanes);
         d = decide(g, ws, t, m, lane, lanes);
     }
-    if (lane != 0)
-        return;
     kd_gb_pool_node node;
     node.parent = t.parent;
     node.depth = t.depth;
+    node.mask = 0;
     if (d.leaf) {
-        node.kind = KD_GB_POOL_LEAF_MASK;
-        node.split = 0.0f;
-        node.a = t.root;
-        node.b = 0;
-        node.mask = t.mask;
-    } else {
-        uint32_t slot = kd_gb_atomic_add(&g.scalars->task_count, 2u);
-        node.kind = (uint32_t)d.axis;
-        node.split = d.pos;
-        node.a = g.pool_base + (slot - g.num_roots);
-        node.b = node.a + 1;
-        node.mask = 0;
-        if (slot + 2 > g.task_capacity) {
-            g.scalars->pool_overflow = 1; // counted on: the host grows the arrays and reruns
-        } else {
-            for (int side = 0; side < 2; side++) {
-                task c;
-                c.mask = side ? d.above : d.below;
-                kd_gb_child_cell(t.cell, d.axis, d.pos, side, c.cell);
-                c.root = t.root;
-                c.pool_id = node.a + (uint32_t)side;
-                c.parent = t.pool_id;
-                c.depth = (uint16_t)(t.depth + 1);
-                c.bad_refines = (uint16_t)d.bad_refines;
-                g.tasks[slot + (uint32_t)side] = c;
-            }
+        if (lane == 0) {
+            node.kind = KD_GB_POOL_LEAF_MASK;
+            node.split = 0.0f;
+            node.a = t.root;
+            node.b = 0;
+            node.mask = t.mask;
+            g.pool[t.pool_id] = node;
         }
+        return;
+    }
+    // Slots for the two children and their members' bounds.
+    uint32_t num_below = (uint32_t)kd_gb_popc64(d.below), num_above = (uint32_t)kd_gb_popc64(d.above);
+    uint32_t slot = 0, at = 0;
+    if (lane == 0)
+        reserve(g, res, num_below + num_above, &slot, &at);
+#if defined(__CUDA_ARCH__)
+    slot = __shfl_sync(0xffffffffu, slot, 0);
+    at = __shfl_sync(0xffffffffu, at, 0);
+#endif
+    if ((size_t)slot + 2 > g.task_capacity || (size_t)at + num_below + num_above > g.arena_capacity) {
+        if (lane == 0)
+            g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
+        return;
+    }
+    const kd_gb_small_root root = g.roots[t.root];
+    float cells[2][6];
+    for (int side = 0; side < 2; side++) {
+        kd_gb_child_cell(t.cell, d.axis, d.pos, side, cells[side]);
+        write_child_members(g, ws, root, t, d, side, cells[side], side ? at + num_below : at,
+                            lane, lanes);
+    }
+    if (lane != 0)
+        return;
+    node.kind = (uint32_t)d.axis;
+    node.split = d.pos;
+    node.a = g.pool_base + (slot - g.num_roots);
+    node.b = node.a + 1;
+    for (int side = 0; side < 2; side++) {
+        task c;
+        c.mask = side ? d.above : d.below;
+        for (int k = 0; k < 6; k++)
+            c.cell[k] = cells[side][k];
+        c.root = t.root;
+        c.pool_id = node.a + (uint32_t)side;
+        c.parent = t.pool_id;
+        c.bounds_at = side ? at + num_below : at;
+        c.depth = (uint16_t)(t.depth + 1);
+        c.bad_refines = (uint16_t)d.bad_refines;
+        c.allowance = d.allowance;
+        g.tasks[slot + (uint32_t)side] = c;
     }
     g.pool[t.pool_id] = node;
 }
@@ -342,28 +197,51 @@ struct init_tasks {
         for (int k = 0; k < 6; k++)
             t.cell[k] = root.cell[k];
         t.root = r;
+        t.bounds_at = root.ref_start;
         t.pool_id = root.pool_id;
         t.parent = root.parent;
         t.depth = (uint16_t)root.depth;
         t.bad_refines = (uint16_t)root.bad_refines;
+        t.allowance = root.allowance;
         tasks[r] = t;
     }
 };
 
-__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK) wave_kernel(small_args g)
+// The roots' members: their bounds in the root, in reference order.
+struct init_arena {
+    kd_gb_refs refs;
+    member_box *arena;
+
+    __host__ __device__ void operator()(uint32_t j) const
+    {
+        member_box box;
+        for (int a = 0; a < 3; a++) {
+            box.v[a] = refs.lo[a][j];
+            box.v[3 + a] = refs.hi[a][j];
+        }
+        arena[j] = box;
+    }
+};
+
+// Six blocks of four warps per SM (registers capped to fit) hide the latency
+// of the global loads a node makes.
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, 6) wave_kernel(small_args g)
 {
     __shared__ workspace spaces[WARPS_PER_BLOCK];
     workspace *ws = &spaces[threadIdx.x >> 5];
     uint32_t lane = threadIdx.x & 31u;
     uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
-    if (end > g.task_capacity)
-        end = g.task_capacity;
+    if (g.scalars->pool_overflow)
+        return; // this run is void: the host grows the arrays and runs again
     uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     uint32_t warps = (gridDim.x * blockDim.x) >> 5;
+    reservation res = {0, 0, 0, 0};
     for (uint32_t i = begin + warp; i < end; i += warps) {
-        process_task(g, ws, i, lane, 32);
+        process_task(g, ws, &res, i, lane, 32);
         __syncwarp();
     }
+    if (lane == 0)
+        bury(g, res.task_next, res.task_end);
 }
 
 // Between waves: the next wave is every task appended by this one.
@@ -374,6 +252,23 @@ __global__ void next_wave_kernel(kd_gb_scalars *scalars)
 }
 
 } // namespace
+
+// Slots are taken in chunks, so the unused ones (and with them the arrays'
+// fill) vary a little from build to build. After a build, keep a quarter more
+// than it used, so that rebuilding the same mesh does not grow the arrays
+// again. Best effort: under a memory cap it may not fit, and need not.
+static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *counts)
+{
+    kd_error ignored;
+    size_t tasks = (size_t)counts->task_count + counts->task_count / 4 + 4096;
+    size_t members = (size_t)counts->arena_count + counts->arena_count / 4 + 65536;
+    if (tasks > g->task_capacity &&
+        kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
+                     1, &ignored) == KD_OK)
+        (void)kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored);
+    if (members > g->arena_capacity)
+        (void)kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored);
+}
 
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
@@ -395,15 +290,20 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     uint32_t waves = (uint32_t)s->max_depth + 1 - (s->min_small_depth < (uint32_t)s->max_depth
                                                         ? s->min_small_depth : (uint32_t)s->max_depth);
 
-    // Subtrees take a few nodes per reference; arrays found too small are
-    // grown to the exact need and the stage rerun (they keep their size for
-    // the builds after).
+    // Subtrees take a few nodes and members per reference; arrays found too
+    // small are grown and the stage rerun (they keep their size for the
+    // builds after).
     size_t capacity = (size_t)s->num_small_roots + 8 * (size_t)s->num_small_refs + 64;
+    size_t arena = 40 * (size_t)s->num_small_refs + 64;
     for (int attempt = 0;; attempt++) {
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_STASKS, capacity * sizeof(task), 0, err));
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_ARENA, arena * sizeof(member_box), 0, err));
         capacity = b->buf[KD_GB_STASKS].bytes / sizeof(task);
+        arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
         if (capacity > 0xffffffffu)
             capacity = 0xffffffffu;
+        if (arena > 0xffffffffu)
+            arena = 0xffffffffu;
         size_t pool_need = (size_t)g.pool_base + (capacity - g.num_roots);
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
         g.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
@@ -411,30 +311,36 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
         g.tasks = kd_gb_ptr<task>(b, KD_GB_STASKS);
         g.task_capacity = (uint32_t)capacity;
+        g.arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
+        g.arena_capacity = (uint32_t)arena;
         g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
         init_tasks init = {g.roots, g.tasks};
         KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
+        init_arena members = {g.refs, g.arena};
+        KD_GB_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
         kd_gb_scalars *scalars = g.scalars;
         if (b->host) {
             scalars->task_count = g.num_roots;
             scalars->wave_begin = 0;
             scalars->wave_end = g.num_roots;
             scalars->pool_overflow = 0;
+            scalars->arena_count = s->num_small_refs;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
-            while (scalars->wave_begin < scalars->wave_end) {
-                uint32_t end = scalars->wave_end < capacity ? scalars->wave_end : (uint32_t)capacity;
-                for (uint32_t i = scalars->wave_begin; i < end; i++)
-                    process_task(g, ws, i, 0, 1);
+            while (scalars->wave_begin < scalars->wave_end && !scalars->pool_overflow) {
+                reservation res = {0, 0, 0, 0};
+                for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
+                    process_task(g, ws, &res, i, 0, 1);
+                bury(g, res.task_next, res.task_end);
                 scalars->wave_begin = scalars->wave_end;
                 scalars->wave_end = scalars->task_count;
             }
             free(ws);
         } else {
-            uint32_t init_counts[4] = {g.num_roots, 0, g.num_roots, 0};
+            uint32_t init_counts[5] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -443,7 +349,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             KD_GB_TRY(kd_gb_cuda(err, cudaGetDevice(&device), "cudaGetDevice"));
             KD_GB_TRY(kd_gb_cuda(err, cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device),
                                  "cudaDeviceGetAttribute"));
-            uint32_t blocks = (uint32_t)num_sms * 4;
+            uint32_t blocks = (uint32_t)num_sms * 8;
             for (uint32_t w = 0; w < waves; w++) {
                 wave_kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, b->stream>>>(g);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
@@ -455,19 +361,25 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
         if (s->profile)
             s->profile->num_host_syncs++;
-        if (!counts.pool_overflow && counts.task_count <= capacity) {
+        if (!counts.pool_overflow) {
             if (counts.wave_begin != counts.wave_end)
                 return kd_gb_fail(err, KD_ERR_INVALID,
                                   "GPU build: small-node tasks left after the last wave");
             s->pool_count = g.pool_base + (counts.task_count - g.num_roots);
+            keep_headroom(b, &g, &counts);
             return KD_OK;
         }
         if (s->profile)
             s->profile->num_small_retries++;
-        if (attempt >= 3)
+        if (attempt >= 8)
             return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: the small-node stage keeps outgrowing its arrays");
-        // The tree's shape does not depend on the order of the slots, so this
-        // count is exact: the rerun fits.
-        capacity = (size_t)counts.task_count + 64;
+        // The run stopped where the array ran out, so its count is a lower
+        // bound: at least double.
+        if (counts.task_count + 2 > capacity)
+            capacity = 2 * capacity > (size_t)counts.task_count + 64 ? 2 * capacity
+                                                                     : (size_t)counts.task_count + 64;
+        if (counts.arena_count + 128 > arena)
+            arena = 2 * arena > (size_t)counts.arena_count + 128 ? 2 * arena
+                                                                 : (size_t)counts.arena_count + 128;
     }
 }

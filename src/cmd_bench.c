@@ -1,16 +1,392 @@
-/* scankd bench: not built yet (issue #3). Says so plainly rather than pretend. */
+/* scankd bench: per scene and per device, load time, build time (median and
+ * min of repeated builds after a warm-up), tree quality (SAH cost and its
+ * ratio to the CPU exact-SAH tree, nodes, leaves, depth, references per
+ * triangle) and primary rays per second. Table, --json and --csv. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "camera.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "cpu_build.h"
+#include "cpu_render.h"
+#include "gpu_build.h"
+#include "gpu_render.h"
+#include "obj_loader.h"
+#include "render_scene.h"
+#include "tree_stats.h"
+
+static const char *const k_cmd = "bench";
+
+enum { BENCH_CPU = 1, BENCH_GPU = 2 };
+
+typedef struct bench_args {
+    const char **scenes;
+    int num_scenes;
+    int devices;             /* BENCH_CPU | BENCH_GPU */
+    int builds;              /* timed builds per scene and device */
+    int width, height;
+    int render_repeats;      /* GPU timed launches */
+    const char *json_path, *csv_path;
+    kd_large_split large_split;
+    int has_large_split;
+} bench_args;
+
+typedef struct bench_row {
+    char scene[128];
+    const char *device;
+    uint32_t num_triangles;
+    double load_ms;
+    double build_median_ms, build_min_ms;
+    kd_tree_stats stats;
+    double sah_ratio;        /* to the CPU exact-SAH tree */
+    double rays_per_second;
+    int width, height;
+} bench_row;
+
+static void print_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: scankd bench SCENE.obj... [options]\n"
+            "\n"
+            "For each scene and device: OBJ load time, build time (median and min of\n"
+            "repeated builds after one warm-up build; GPU: triangles already in device\n"
+            "memory to finished tree), SAH cost and its ratio to the CPU exact-SAH tree,\n"
+            "nodes, leaves, depth, references per triangle, and primary rays per second\n"
+            "(CPU: wall time on all cores; GPU: median kernel time).\n"
+            "\n"
+            "options:\n"
+            "  --device KIND       cpu, gpu, both or auto (default auto: both when a GPU\n"
+            "                      is present, else cpu)\n"
+            "  --builds N          timed builds per scene and device (default 10)\n"
+            "  --size W H          image for the ray-casting figure (default 1920 1080)\n"
+            "  --render-repeats N  timed GPU render launches (default 20)\n"
+            "  --large-split KIND  GPU large-node split: median or sah (default: builder's)\n"
+            "  --json FILE|-       write the results as JSON\n"
+            "  --csv FILE|-        write the results as CSV\n"
+            "  -h, --help          show this help\n");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->builds = 10;
+    a->width = 1920;
+    a->height = 1080;
+    a->render_repeats = 20;
+    const char *device = "auto";
+    a->scenes = calloc((size_t)argc, sizeof *a->scenes);
+    if (!a->scenes)
+        return kd_cli_usage_error(k_cmd, "out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        long n;
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            print_usage(stdout);
+            return -1;
+        } else if (!strcmp(arg, "--device")) {
+            if (!(device = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+        } else if (!strcmp(arg, "--builds") || !strcmp(arg, "--render-repeats")) {
+            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+            if (!kd_parse_int(v, 1, 1000, &n))
+                return kd_cli_usage_error(k_cmd, "%s '%s': expected a whole number in 1..1000", arg, v);
+            *(!strcmp(arg, "--builds") ? &a->builds : &a->render_repeats) = (int)n;
+        } else if (!strcmp(arg, "--size")) {
+            long w, h;
+            if (i + 2 >= argc || !kd_parse_int(argv[i + 1], 1, 16384, &w) ||
+                !kd_parse_int(argv[i + 2], 1, 16384, &h))
+                return kd_cli_usage_error(k_cmd, "--size takes W H, each in 1..16384");
+            a->width = (int)w;
+            a->height = (int)h;
+            i += 2;
+        } else if (!strcmp(arg, "--large-split")) {
+            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+            int s = kd_large_split_parse(v);
+            if (s < 0)
+                return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", v);
+            a->large_split = (kd_large_split)s;
+            a->has_large_split = 1;
+        } else if (!strcmp(arg, "--json")) {
+            if (!(a->json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+        } else if (!strcmp(arg, "--csv")) {
+            if (!(a->csv_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+        } else if (arg[0] == '-' && arg[1]) {
+            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
+        } else {
+            a->scenes[a->num_scenes++] = arg;
+        }
+    }
+    if (a->num_scenes == 0)
+        return kd_cli_usage_error(k_cmd, "no scene given");
+    if (!strcmp(device, "cpu"))
+        a->devices = BENCH_CPU;
+    else if (!strcmp(device, "gpu"))
+        a->devices = BENCH_GPU;
+    else if (!strcmp(device, "both"))
+        a->devices = BENCH_CPU | BENCH_GPU;
+    else if (!strcmp(device, "auto"))
+        a->devices = kd_cli_have_gpu() ? BENCH_CPU | BENCH_GPU : BENCH_CPU;
+    else
+        return kd_cli_usage_error(k_cmd, "--device '%s': expected cpu, gpu, both or auto", device);
+    if ((a->devices & BENCH_GPU) && !kd_cli_have_gpu()) {
+        kd_cli_error(k_cmd, "no CUDA device: --device %s needs a GPU", device);
+        return KD_EXIT_FAILURE;
+    }
+    if (!strcmp(device, "auto") && !(a->devices & BENCH_GPU))
+        fprintf(stderr, "scankd bench: no CUDA device, benchmarking the CPU path only\n");
+    return 0;
+}
+
+/* Builds on the CPU builds+1 times; keeps the last tree. */
+static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, kd_tree *tree, bench_row *row,
+                                 kd_error *err)
+{
+    kd_build_params params;
+    kd_build_params_default(&params);
+    double *ms = malloc(sizeof(double) * (size_t)builds);
+    if (!ms)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
+    kd_status st = KD_OK;
+    for (int b = -1; b < builds && !st; b++) {
+        kd_tree_free(tree);
+        double t0 = kd_build_now_ms();
+        st = kd_build_cpu(mesh, &params, tree, NULL, err);
+        if (b >= 0)
+            ms[b] = kd_build_now_ms() - t0;
+    }
+    if (!st) {
+        row->build_median_ms = median_of(ms, builds);
+        row->build_min_ms = ms[0];
+    }
+    free(ms);
+    return st;
+}
+
+static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, const kd_camera *cam,
+                                  bench_row *row, kd_error *err)
+{
+    float *tri_verts = NULL;
+    kd_render_buffers buf = {0};
+    kd_trace_scene trace;
+    kd_render_stats rs;
+    kd_render_options opts = {0};
+    kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
+    if (!st)
+        st = kd_trace_scene_init(&trace, tree, tri_verts, mesh->num_triangles, err);
+    if (!st)
+        st = kd_render_buffers_alloc(&buf, cam->width, cam->height, err);
+    if (!st)
+        st = kd_render_cpu(&trace, cam, &opts, &buf, &rs, err);
+    if (!st)
+        row->rays_per_second = rs.rays_per_second;
+    kd_render_buffers_free(&buf);
+    free(tri_verts);
+    return st;
+}
+
+static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_camera *cam,
+                           kd_tree *tree, bench_row *row, kd_error *err)
+{
+    kd_gpu_builder *builder = NULL;
+    kd_gpu_scene *scene = NULL;
+    kd_gpu_build_options opts;
+    kd_gpu_build_options_default(&opts);
+    if (a->has_large_split)
+        opts.large_split = a->large_split;
+    double *ms = malloc(sizeof(double) * (size_t)a->builds);
+    if (!ms)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
+    kd_status st = kd_gpu_builder_create(&builder, 0, err);
+    if (!st)
+        st = kd_gpu_builder_set_mesh(builder, mesh, err);
+    for (int b = -1; b < a->builds && !st; b++) {
+        kd_gpu_build_profile prof;
+        st = kd_gpu_builder_build(builder, &opts, &prof, err);
+        if (!st && b >= 0)
+            ms[b] = prof.build_ms;
+    }
+    if (!st) {
+        row->build_median_ms = median_of(ms, a->builds);
+        row->build_min_ms = ms[0];
+        st = kd_gpu_builder_download(builder, tree, err);
+    }
+    if (!st)
+        st = kd_gpu_scene_from_builder(&scene, builder, err);
+    if (!st) {
+        kd_gpu_render_stats rs;
+        st = kd_gpu_render(scene, cam, a->render_repeats, NULL, &rs, err);
+        if (!st)
+            row->rays_per_second = rs.rays_per_second;
+    }
+    kd_gpu_scene_destroy(scene);
+    kd_gpu_builder_destroy(builder);
+    free(ms);
+    return st;
+}
+
+static void print_table(FILE *f, const bench_row *rows, int n)
+{
+    fprintf(f, "%-28s %-4s %9s %8s %10s %10s %8s %6s %9s %9s %5s %8s %10s\n", "scene", "dev",
+            "triangles", "load ms", "build ms", "build min", "SAH", "ratio", "nodes", "leaves",
+            "depth", "refs/tri", "Mrays/s");
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        fprintf(f, "%-28s %-4s %9u %8.1f %10.2f %10.2f %8.2f %6.3f %9u %9u %5u %8.2f %10.1f\n",
+                r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
+                r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
+                r->stats.num_leaves, r->stats.max_leaf_depth, r->stats.refs_per_triangle,
+                r->rays_per_second / 1e6);
+    }
+}
+
+static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n, kd_error *err)
+{
+    if (a->csv_path) {
+        kd_outfile out;
+        kd_status st = kd_outfile_open(&out, a->csv_path, err);
+        if (st)
+            return st;
+        fprintf(out.file, "scene,device,triangles,load_ms,build_median_ms,build_min_ms,sah_cost,"
+                          "sah_ratio_to_cpu,nodes,leaves,empty_leaves,max_depth,refs_per_triangle,"
+                          "width,height,rays_per_second\n");
+        for (int i = 0; i < n; i++) {
+            const bench_row *r = &rows[i];
+            fprintf(out.file, "%s,%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f\n",
+                    r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
+                    r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
+                    r->stats.num_leaves, r->stats.num_empty_leaves, r->stats.max_leaf_depth,
+                    r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second);
+        }
+        if ((st = kd_outfile_commit(&out, err)))
+            return st;
+    }
+    if (a->json_path) {
+        kd_outfile out;
+        kd_status st = kd_outfile_open(&out, a->json_path, err);
+        if (st)
+            return st;
+        kd_json json;
+        kd_json_init(&json, out.file);
+        kd_json_begin_object(&json);
+        kd_json_kv_int(&json, "builds", a->builds);
+        kd_json_key(&json, "results");
+        kd_json_begin_array(&json);
+        for (int i = 0; i < n; i++) {
+            const bench_row *r = &rows[i];
+            kd_json_begin_object(&json);
+            kd_json_kv_string(&json, "scene", r->scene);
+            kd_json_kv_string(&json, "device", r->device);
+            kd_json_kv_number(&json, "load_ms", r->load_ms);
+            kd_json_kv_number(&json, "build_median_ms", r->build_median_ms);
+            kd_json_kv_number(&json, "build_min_ms", r->build_min_ms);
+            kd_json_kv_number(&json, "sah_ratio_to_cpu", r->sah_ratio);
+            kd_json_kv_int(&json, "width", r->width);
+            kd_json_kv_int(&json, "height", r->height);
+            kd_json_kv_number(&json, "rays_per_second", r->rays_per_second);
+            kd_json_key(&json, "tree");
+            kd_json_begin_object(&json);
+            kd_tree_stats_json(&json, &r->stats, NULL);
+            kd_json_end_object(&json);
+            kd_json_end_object(&json);
+        }
+        kd_json_end_array(&json);
+        kd_json_end_object(&json);
+        if ((st = kd_outfile_commit(&out, err)))
+            return st;
+    }
+    return KD_OK;
+}
 
 int kd_cmd_bench(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: scankd bench ...\n\n'scankd bench' is not implemented yet (issue #3).\n");
-        return KD_EXIT_OK;
+    bench_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        free(a.scenes);
+        return rc < 0 ? KD_EXIT_OK : rc;
     }
-    kd_cli_error("bench", "not implemented yet (issue #3)");
-    return KD_EXIT_FAILURE;
+    bench_row *rows = calloc((size_t)a.num_scenes * 2, sizeof *rows);
+    int num_rows = 0;
+    kd_error err = {0};
+    kd_status st = rows ? KD_OK : kd_error_set(&err, KD_ERR_NOMEM, "out of memory");
+    kd_sah_constants constants;
+    kd_sah_constants_default(&constants);
+    for (int s = 0; s < a.num_scenes && !st; s++) {
+        kd_mesh mesh = {0};
+        kd_tree cpu_tree = {0}, gpu_tree = {0};
+        double t0 = kd_build_now_ms();
+        st = kd_obj_load_file(a.scenes[s], &mesh, &err);
+        double load_ms = kd_build_now_ms() - t0;
+        kd_camera cam;
+        kd_camera_request req = {0};
+        if (!st)
+            st = kd_camera_setup(&cam, &req, kd_mesh_bounds(&mesh), a.width, a.height, &err);
+        bench_row base = {0};
+        if (!st) {
+            kd_scene_name(a.scenes[s], base.scene, sizeof base.scene);
+            base.num_triangles = mesh.num_triangles;
+            base.load_ms = load_ms;
+            base.width = a.width;
+            base.height = a.height;
+        }
+        fprintf(stderr, "scankd bench: %s (%u triangles)\n", base.scene, mesh.num_triangles);
+        /* The CPU exact-SAH tree is the yardstick of every SAH ratio. */
+        bench_row cpu = base;
+        cpu.device = "cpu";
+        int timed_cpu = a.devices & BENCH_CPU;
+        if (!st)
+            st = bench_cpu_build(&mesh, timed_cpu ? a.builds : 0, &cpu_tree, &cpu, &err);
+        if (!st) {
+            kd_tree_compute_stats(&cpu_tree, &constants, &cpu.stats);
+            cpu.sah_ratio = 1.0;
+        }
+        if (!st && timed_cpu) {
+            st = bench_cpu_render(&cpu_tree, &mesh, &cam, &cpu, &err);
+            if (!st)
+                rows[num_rows++] = cpu;
+        }
+        if (!st && (a.devices & BENCH_GPU)) {
+            bench_row gpu = base;
+            gpu.device = "gpu";
+            st = bench_gpu(&mesh, &a, &cam, &gpu_tree, &gpu, &err);
+            if (!st) {
+                kd_tree_compute_stats(&gpu_tree, &constants, &gpu.stats);
+                gpu.sah_ratio = gpu.stats.sah_cost / cpu.stats.sah_cost;
+                rows[num_rows++] = gpu;
+            }
+        }
+        kd_tree_free(&cpu_tree);
+        kd_tree_free(&gpu_tree);
+        kd_mesh_free(&mesh);
+    }
+    if (!st) {
+        printf("primary rays at %dx%d, default framing; build ms: median of %d after a warm-up\n",
+               a.width, a.height, a.builds);
+        print_table(stdout, rows, num_rows);
+        st = write_outputs(&a, rows, num_rows, &err);
+    }
+    if (st)
+        kd_cli_error(k_cmd, "%s", err.message);
+    free(rows);
+    free(a.scenes);
+    return st ? KD_EXIT_FAILURE : KD_EXIT_OK;
 }

@@ -16,6 +16,7 @@
 
 #include "cpu_build.h"
 #include "gpu_build.h"
+#include "gpu_render.h"
 #include "obj_loader.h"
 #include "tree_stats.h"
 
@@ -34,14 +35,14 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct bench_opts {
     int builds, warmup, profile_builds;
-    int reduce_profile, cpu;
+    int reduce_profile, cpu, render;
     kd_gpu_build_options build;
 } bench_opts;
 
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...\n");
+                    "[--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -117,6 +118,38 @@ static int bench_scene(const char *path, const bench_opts *bo)
            kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_small_roots,
            prof.num_host_syncs, (double)prof.device_bytes / (1024.0 * 1024.0));
 
+    /* One profiled build for the stage times (events add a little). */
+    {
+        kd_gpu_build_options po = bo->build;
+        po.profile = 1;
+        if (kd_gpu_builder_build(b, &po, &prof, &err) == KD_OK)
+            printf("       stages (one profiled build): preprocess %.3f ms, large %.3f ms, small %.3f ms, "
+                   "output %.3f ms; reductions %.3f ms in %u calls\n",
+                   prof.stage_ms[0], prof.stage_ms[1], prof.stage_ms[2], prof.stage_ms[3],
+                   prof.reduce_ms, prof.num_reduce_calls);
+    }
+
+    /* Primary rays at 1920x1080 through the GPU-built tree, kernel time. */
+    if (bo->render) {
+        kd_gpu_scene *scene = NULL;
+        kd_camera cam;
+        kd_camera_request req;
+        memset(&req, 0, sizeof req);
+        kd_gpu_render_stats rs;
+        if (kd_gpu_scene_from_builder(&scene, b, &err) == KD_OK &&
+            kd_camera_setup(&cam, &req, gpu_tree.bounds, 1920, 1080, &err) == KD_OK &&
+            kd_gpu_render(scene, &cam, 10, NULL, &rs, &err) == KD_OK)
+            printf("       render 1920x1080: %.3f ms median (%.3f min) kernel time, %.2f Grays/s, "
+                   "%.1f%% hits, %.1f steps %.1f tests per ray\n",
+                   rs.kernel_ms, rs.kernel_ms_min, rs.rays_per_second * 1e-9,
+                   100.0 * (double)rs.num_hits / (double)rs.num_rays,
+                   (double)rs.total_steps / (double)rs.num_rays,
+                   (double)rs.total_tests / (double)rs.num_rays);
+        else
+            fprintf(stderr, "gpu_build_bench: render: %s\n", err.message);
+        kd_gpu_scene_destroy(scene);
+    }
+
     if (bo->reduce_profile) {
         kd_gpu_build_options po = bo->build;
         po.profile = 1;
@@ -164,6 +197,7 @@ int main(int argc, char **argv)
     bo.warmup = 3;
     bo.profile_builds = 20;
     bo.cpu = 1;
+    bo.render = 1;
     kd_gpu_build_options_default(&bo.build);
     int first_scene = argc;
     for (int i = 1; i < argc; i++) {
@@ -182,6 +216,8 @@ int main(int argc, char **argv)
             bo.reduce_profile = 1;
         else if (strcmp(argv[i], "--no-cpu") == 0)
             bo.cpu = 0;
+        else if (strcmp(argv[i], "--no-render") == 0)
+            bo.render = 0;
         else if (argv[i][0] == '-')
             return usage();
         else {

@@ -1,0 +1,221 @@
+// The small-node stage's records and its per-node evaluation (one warp per
+// node; lanes = 1 under host emulation): members into compact arrays, their
+// bounds sorted per axis, every candidate plane costed, pbrt-v4's rules.
+// Included by gpu_build_small.cu only.
+#ifndef KD_GPU_BUILD_SMALL_NODE_CUH
+#define KD_GPU_BUILD_SMALL_NODE_CUH
+
+#include "gpu_build_common.cuh"
+#include "gpu_build_geom.cuh"
+
+namespace kd_gb_small {
+
+enum {
+    MAXR = KD_GPU_SMALL_NODE_MAX,
+    CAND_PER_REF = 6,
+    WARPS_PER_BLOCK = 4,
+    TASK_CHUNK = 16,   // task slots a warp reserves at once (8 splits)
+    ARENA_CHUNK = 128  // member bounds a warp reserves at once (at least)
+};
+
+#define KD_GB_DEAD_TASK 0xffffffffu // bounds_at of a task slot left unused
+
+struct task {
+    unsigned long long mask;
+    float cell[6];
+    uint32_t root;
+    uint32_t pool_id;
+    uint32_t parent;
+    uint32_t bounds_at;     // the members' clipped bounds: arena[bounds_at + c]
+    float allowance;        // see kd_gb_child_allowance
+    uint16_t depth;
+    uint16_t bad_refines;
+};
+
+// One member's bounds in a node: lo xyz, hi xyz.
+struct member_box {
+    float v[6];
+};
+
+// One warp's workspace for one node (compact: member c is the root's
+// reference member[c]).
+struct workspace {
+    float lo[3][MAXR], hi[3][MAXR];          // clipped to the node's box
+    float sorted_lo[3][MAXR], sorted_hi[3][MAXR];
+    uint8_t member[MAXR];
+};
+
+struct small_args {
+    const kd_gb_small_root *roots;
+    uint32_t num_roots;
+    kd_gb_refs refs;
+    const float *tri_verts;
+    task *tasks;
+    uint32_t task_capacity;
+    member_box *arena;
+    uint32_t arena_capacity;
+    kd_gb_pool_node *pool;
+    uint32_t pool_base;           // pool id of task num_roots (roots have their own)
+    kd_gb_scalars *scalars;
+    kd_gb_sah sah;
+    int max_depth;
+    uint32_t max_leaf_prims;
+    uint32_t max_bad_refines;
+    uint32_t cutoff_prims;
+    float bad_cost_ratio;
+};
+
+KD_GB_HD void sync_lanes()
+{
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+#endif
+}
+
+// Number of sorted values <= s (le) or < s (lt).
+KD_GB_HD uint32_t count_below(const float *sorted, uint32_t n, float s, int le)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (le ? sorted[mid] <= s : sorted[mid] < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// Loads the node's members (bounds already clipped to its box) and sorts
+// their bounds per axis.
+KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, uint32_t m,
+                           uint32_t lane, uint32_t lanes)
+{
+    for (uint32_t i = lane; i < MAXR; i += lanes) {
+        if (!((t.mask >> i) & 1ull))
+            continue;
+        uint32_t c = (uint32_t)kd_gb_popc64(t.mask & ((1ull << i) - 1ull));
+        member_box box = g.arena[t.bounds_at + c];
+        ws->member[c] = (uint8_t)i;
+        for (int a = 0; a < 3; a++) {
+            ws->lo[a][c] = box.v[a];
+            ws->hi[a][c] = box.v[3 + a];
+        }
+    }
+    sync_lanes();
+    // Rank of each bound among the members' (ties by member order).
+    for (uint32_t e = lane; e < 6 * m; e += lanes) {
+        uint32_t list = e / m, c = e % m;
+        int a = (int)(list >> 1), upper = (int)(list & 1);
+        const float *vals = upper ? ws->hi[a] : ws->lo[a];
+        float v = vals[c];
+        uint32_t rank = 0;
+        for (uint32_t d = 0; d < m; d++)
+            rank += vals[d] < v || (vals[d] == v && d < c);
+        if (upper)
+            ws->sorted_hi[a][rank] = v;
+        else
+            ws->sorted_lo[a][rank] = v;
+    }
+    sync_lanes();
+}
+
+struct decision {
+    int leaf;
+    int axis;
+    float pos;
+    unsigned long long below, above;
+    uint32_t bad_refines;
+    float allowance;      // of each child
+};
+
+// The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
+// node is member k / 6's; its id (for ties) counts in the root's references,
+// so it does not depend on which members the node has.
+KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m,
+                         uint32_t lane, uint32_t lanes)
+{
+    decision d;
+    d.leaf = 1;
+    d.axis = 0;
+    d.pos = 0.0f;
+    d.below = d.above = 0;
+    d.bad_refines = t.bad_refines;
+    d.allowance = 0.0f;
+    float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
+    float best = INFINITY;
+    uint32_t best_id = KD_GB_NONE;
+    int best_axis = 0;
+    float best_pos = 0.0f;
+    for (uint32_t k = lane; k < CAND_PER_REF * m; k += lanes) {
+        uint32_t c = k / CAND_PER_REF, rem = k % CAND_PER_REF;
+        int a = (int)(rem >> 1), upper = (int)(rem & 1);
+        float s = upper ? nextafterf(ws->hi[a][c], INFINITY) : nextafterf(ws->lo[a][c], -INFINITY);
+        s = KD_GB_FADD(s, 0.0f);
+        if (!(t.cell[a] < s && s < t.cell[3 + a]))
+            continue;
+        uint32_t ilo = count_below(ws->sorted_lo[a], m, s, 1);
+        uint32_t ihi = count_below(ws->sorted_hi[a], m, s, 0);
+        float cost = kd_gb_split_cost(g.sah, t.cell, a, s, ilo, m - ihi, inv_area);
+        uint32_t id = (uint32_t)ws->member[c] * CAND_PER_REF + rem;
+        if (cost < best || (cost == best && id < best_id)) {
+            best = cost;
+            best_id = id;
+            best_axis = a;
+            best_pos = s;
+        }
+    }
+#if defined(__CUDA_ARCH__)
+    float wbest = best;
+    uint32_t wid = best_id;
+    for (int dd = 16; dd > 0; dd >>= 1) {
+        float oc = __shfl_xor_sync(0xffffffffu, wbest, dd);
+        uint32_t oid = __shfl_xor_sync(0xffffffffu, wid, dd);
+        if (oc < wbest || (oc == wbest && oid < wid)) {
+            wbest = oc;
+            wid = oid;
+        }
+    }
+    // The lane that found the winner hands over its details.
+    unsigned owner = __ballot_sync(0xffffffffu, best_id == wid && wid != KD_GB_NONE);
+    int src = owner ? __ffs(owner) - 1 : 0;
+    best = wbest;
+    best_id = wid;
+    best_axis = __shfl_sync(0xffffffffu, best_axis, src);
+    best_pos = __shfl_sync(0xffffffffu, best_pos, src);
+#endif
+    if (best_id == KD_GB_NONE)
+        return d;
+    float old_cost = KD_GB_FMUL(g.sah.intersect, (float)m);
+    if (best > old_cost)
+        d.bad_refines++;
+    if ((best > KD_GB_FMUL(g.bad_cost_ratio, old_cost) && m < g.cutoff_prims) ||
+        d.bad_refines >= g.max_bad_refines)
+        return d;
+    // The children: members with lower bound <= s below, upper bound >= s above.
+    for (uint32_t c = lane; c < m; c += lanes) {
+        unsigned long long bit = 1ull << ws->member[c];
+        if (ws->lo[best_axis][c] <= best_pos)
+            d.below |= bit;
+        if (ws->hi[best_axis][c] >= best_pos)
+            d.above |= bit;
+    }
+#if defined(__CUDA_ARCH__)
+    for (int dd = 16; dd > 0; dd >>= 1) {
+        d.below |= __shfl_xor_sync(0xffffffffu, d.below, dd);
+        d.above |= __shfl_xor_sync(0xffffffffu, d.above, dd);
+    }
+#endif
+    d.allowance = kd_gb_child_allowance(t.allowance, m, (uint32_t)kd_gb_popc64(d.below),
+                                        (uint32_t)kd_gb_popc64(d.above));
+    if (d.allowance < 1.0f)
+        return d; // the children could not hold their references
+    d.leaf = 0;
+    d.axis = best_axis;
+    d.pos = best_pos;
+    return d;
+}
+
+} // namespace kd_gb_small
+
+#endif
