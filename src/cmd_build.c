@@ -1,11 +1,14 @@
-/* scankd build: load a scene, build its kd-tree on the CPU, print statistics
- * with load and build times, optionally save the tree. */
+/* scankd build: load a scene, build its kd-tree on the GPU or the CPU, print
+ * statistics with load and build times (and on the GPU, optionally, the
+ * in-build profile of stages and reductions), optionally save the tree. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
+#include "cmd_render_common.h"
 #include "commands.h"
 #include "cpu_build.h"
+#include "gpu_build.h"
 #include "obj_loader.h"
 #include "tree_io.h"
 #include "tree_stats.h"
@@ -16,16 +19,21 @@ static void print_help(void)
 {
     printf("usage: scankd build SCENE.obj [options]\n"
            "\n"
-           "Builds a kd-tree over the scene with the CPU reference builder (exact SAH with\n"
-           "perfect splits, O(N log N) after Wald and Havran 2006) and prints its statistics\n"
-           "with the load and build times.\n"
+           "Builds a kd-tree over the scene and prints its statistics with the load and build\n"
+           "times. On the GPU: the scan-based GPU builder (after Zhou et al. 2008; build time\n"
+           "is host wall time from the triangles in device memory to the finished tree). On\n"
+           "the CPU: the reference builder (exact SAH with perfect splits, O(N log N) after\n"
+           "Wald and Havran 2006).\n"
            "\n"
            "options:\n"
+           "  --device KIND            gpu, cpu or auto (default auto: the GPU when a CUDA\n"
+           "                           device exists, else the CPU with a notice on stderr);\n"
+           "                           gpu without a device fails\n"
            "  --save FILE              write the tree to FILE (versioned binary format)\n"
            "  --json FILE|-            also write the figures as JSON ('-': stdout, which then\n"
            "                           carries only the JSON)\n"
            "  --quiet                  no statistics block\n"
-           "  --threads N              worker threads (default: all cores)\n"
+           "  --threads N              CPU builder worker threads (default: all cores)\n"
            "\n"
            "build rules (defaults as pbrt-v4):\n"
            "  --traversal-cost C       SAH cost of a traversal step (1)\n"
@@ -40,18 +48,34 @@ static void print_help(void)
            "                           every path the product of the splits' (nL + nR) / n\n"
            "                           stays within R (64; 0: no bound)\n"
            "\n"
+           "GPU builder only (a usage error with --device cpu; ignored, with a note, when\n"
+           "auto finds no GPU):\n"
+           "  --large-split KIND       large-node split: median (empty-space cut-off or\n"
+           "                           spatial median) or sah (binned SAH); default sah\n"
+           "  --reduce-variant K       rung 0..%d of the min/max reduction ladder the builder\n"
+           "                           calls (default 5, warp shuffles)\n"
+           "  --profile                time stages and reductions with CUDA events and print\n"
+           "                           the in-build profile: build and per-stage ms, time in\n"
+           "                           reductions and their launches, host syncs, levels\n"
+           "\n"
            "reporting:\n"
            "  --sah-constants t,i,e    constants of the reported SAH cost (1,5,0.5); they\n"
            "                           measure the tree and do not change how it is built;\n"
            "                           the empty bonus e is recorded, never applied to it\n"
            "\n"
-           "Exit status: 0 success, 1 failure, 2 usage error.\n",
-           KD_TREE_DEPTH_LIMIT);
+           "Exit status: 0 success, 1 failure (--device gpu without a CUDA device included),\n"
+           "2 usage error.\n",
+           KD_REDUCE_NUM_VARIANTS - 1, KD_TREE_DEPTH_LIMIT);
 }
 
 typedef struct build_options {
     const char *scene, *save_path, *json_path;
     bool quiet;
+    kd_cli_device device;     /* as asked for; resolved to cpu or gpu in kd_cmd_build */
+    int large_split;          /* kd_large_split, or -1: the GPU builder's default */
+    int reduce_variant;       /* kd_reduce_variant, or -1: the GPU builder's default */
+    bool profile;
+    const char *gpu_only;     /* the first GPU-only option given, or NULL */
     kd_build_params params;
     kd_sah_constants report;
 } build_options;
@@ -60,6 +84,8 @@ typedef struct build_options {
 static int parse_args(int argc, char **argv, build_options *o)
 {
     memset(o, 0, sizeof *o);
+    o->large_split = -1;
+    o->reduce_variant = -1;
     kd_build_params_default(&o->params);
     kd_sah_constants_default(&o->report);
     for (int i = 1; i < argc; i++) {
@@ -71,6 +97,10 @@ static int parse_args(int argc, char **argv, build_options *o)
             return KD_EXIT_OK;
         } else if (strcmp(arg, "--quiet") == 0) {
             o->quiet = true;
+            continue;
+        } else if (strcmp(arg, "--profile") == 0) {
+            o->profile = true;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--profile";
             continue;
         } else if (arg[0] == '-' && arg[1] == '-') {
             if (!(value = kd_cli_option_value(k_cmd, argc, argv, &i)))
@@ -87,6 +117,21 @@ static int parse_args(int argc, char **argv, build_options *o)
 
         if (strcmp(arg, "--save") == 0) {
             o->save_path = value;
+        } else if (strcmp(arg, "--device") == 0) {
+            int device = kd_cli_device_parse(value);
+            if (device < 0)
+                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", value);
+            o->device = (kd_cli_device)device;
+        } else if (strcmp(arg, "--large-split") == 0) {
+            if ((o->large_split = kd_large_split_parse(value)) < 0)
+                return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", value);
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--large-split";
+        } else if (strcmp(arg, "--reduce-variant") == 0) {
+            if (!kd_parse_int(value, 0, KD_REDUCE_NUM_VARIANTS - 1, &n))
+                return kd_cli_usage_error(k_cmd, "--reduce-variant takes an integer 0..%d, not '%s'",
+                                          KD_REDUCE_NUM_VARIANTS - 1, value);
+            o->reduce_variant = (int)n;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--reduce-variant";
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -152,11 +197,52 @@ static int parse_args(int argc, char **argv, build_options *o)
     }
     if (!o->scene)
         return kd_cli_usage_error(k_cmd, "no scene given");
+    if (o->gpu_only && o->device == KD_CLI_DEVICE_CPU)
+        return kd_cli_usage_error(k_cmd, "%s applies to the GPU builder only, not --device cpu",
+                                  o->gpu_only);
     return -1;
 }
 
+/* What the GPU path adds to the report; NULL on the CPU. */
+typedef struct gpu_report {
+    kd_gpu_build_options opts;
+    kd_gpu_build_profile profile;
+} gpu_report;
+
+static void write_gpu_json(kd_json *json, const gpu_report *g)
+{
+    kd_json_key(json, "gpu_options");
+    kd_json_begin_object(json);
+    kd_json_kv_string(json, "large_split", kd_large_split_name(g->opts.large_split));
+    kd_json_kv_int(json, "reduce_variant", g->opts.reduce_variant);
+    kd_json_kv_string(json, "reduce_variant_name", kd_reduce_variant_name(g->opts.reduce_variant));
+    kd_json_kv_int(json, "small_node_threshold", g->opts.small_node_threshold);
+    kd_json_end_object(json);
+    if (!g->opts.profile)
+        return;
+    const kd_gpu_build_profile *p = &g->profile;
+    kd_json_key(json, "gpu_profile");
+    kd_json_begin_object(json);
+    kd_json_kv_number(json, "build_ms", p->build_ms);
+    kd_json_key(json, "stage_ms");
+    kd_json_begin_object(json);
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
+        kd_json_kv_number(json, kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
+    kd_json_end_object(json);
+    kd_json_kv_number(json, "reduce_ms", p->reduce_ms);
+    kd_json_kv_int(json, "num_reduce_calls", p->num_reduce_calls);
+    kd_json_kv_int(json, "num_host_syncs", p->num_host_syncs);
+    kd_json_kv_int(json, "num_large_levels", p->num_large_levels);
+    kd_json_kv_int(json, "num_small_roots", p->num_small_roots);
+    kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
+    kd_json_kv_int(json, "max_large_refs", (int64_t)p->max_large_refs);
+    kd_json_kv_int(json, "device_bytes", (int64_t)p->device_bytes);
+    kd_json_end_object(json);
+}
+
 static void write_json(kd_json *json, const build_options *o, const kd_mesh *mesh, double load_ms,
-                       const kd_tree_stats *stats, const kd_build_timing *timing)
+                       const kd_tree_stats *stats, const kd_build_timing *timing,
+                       const gpu_report *gpu)
 {
     const kd_build_params *p = &o->params;
     kd_json_begin_object(json);
@@ -166,7 +252,9 @@ static void write_json(kd_json *json, const build_options *o, const kd_mesh *mes
     kd_json_kv_int(json, "dropped_zero_area", (int64_t)mesh->num_dropped_zero_area);
     kd_json_kv_int(json, "dropped_nonfinite", (int64_t)mesh->num_dropped_nonfinite);
     kd_json_kv_number(json, "load_ms", load_ms);
-    kd_json_kv_string(json, "builder", "cpu");
+    kd_json_kv_string(json, "builder", gpu ? "gpu" : "cpu");
+    if (gpu)
+        write_gpu_json(json, gpu);
     kd_json_key(json, "build_params");
     kd_json_begin_object(json);
     kd_json_kv_number(json, "traversal_cost", p->traversal_cost);
@@ -191,6 +279,47 @@ static void write_json(kd_json *json, const build_options *o, const kd_mesh *mes
     kd_json_end_object(json);
 }
 
+/* Builds on the resolved device; on the GPU, gpu receives the options used
+ * and the profile, and timing comes from the profile. */
+static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree *tree,
+                            kd_build_timing *timing, gpu_report *gpu, kd_error *err)
+{
+    if (!gpu)
+        return kd_build_cpu(mesh, &o->params, tree, timing, err);
+    kd_gpu_build_options *opts = &gpu->opts;
+    kd_gpu_build_options_default(opts);
+    opts->params = o->params;
+    if (o->large_split >= 0)
+        opts->large_split = (kd_large_split)o->large_split;
+    if (o->reduce_variant >= 0)
+        opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
+    opts->profile = o->profile;
+    kd_status st = kd_build_gpu(mesh, opts, tree, &gpu->profile, err);
+    if (st)
+        return st;
+    kd_gpu_build_profile_timing(&gpu->profile, timing);
+    if (!opts->profile) {
+        /* Stage times are measured only with --profile: show the whole build
+         * as one phase rather than stages of 0 ms. */
+        timing->num_phases = 1;
+        timing->phase_names[0] = "device build";
+        timing->phase_ms[0] = gpu->profile.build_ms;
+    }
+    return KD_OK;
+}
+
+static void print_gpu_profile(const kd_gpu_build_profile *p)
+{
+    printf("in-build profile (CUDA events)\n");
+    printf("  %-26s %12.3f ms\n", "build (host wall)", p->build_ms);
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
+        printf("  %-26s %12.3f ms\n", kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
+    printf("  %-26s %12.3f ms  (%u calls)\n", "in reductions", p->reduce_ms, p->num_reduce_calls);
+    printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
+    printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,
+           p->num_small_roots);
+}
+
 int kd_cmd_build(int argc, char **argv)
 {
     build_options o;
@@ -199,6 +328,12 @@ int kd_cmd_build(int argc, char **argv)
         return code;
     bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
     bool text = !o.quiet && !json_stdout;
+    code = kd_cli_device_resolve(k_cmd, o.device, o.quiet, "using the CPU builder", &o.device);
+    if (code >= 0)
+        return code;
+    if (o.gpu_only && o.device == KD_CLI_DEVICE_CPU && !o.quiet)
+        fprintf(stderr, "scankd build: note: %s ignored: it applies to the GPU builder only\n",
+                o.gpu_only);
 
     kd_error err;
     kd_error_clear(&err);
@@ -213,7 +348,8 @@ int kd_cmd_build(int argc, char **argv)
 
     kd_tree tree;
     kd_build_timing timing;
-    if (kd_build_cpu(&mesh, &o.params, &tree, &timing, &err)) {
+    gpu_report gpu_storage, *gpu = o.device == KD_CLI_DEVICE_GPU ? &gpu_storage : NULL;
+    if (build_tree(&o, &mesh, &tree, &timing, gpu, &err)) {
         kd_cli_error(k_cmd, "%s: %s", o.scene, err.message);
         kd_mesh_free(&mesh);
         return KD_EXIT_FAILURE;
@@ -231,7 +367,7 @@ int kd_cmd_build(int argc, char **argv)
         if (kd_outfile_open(&out, o.json_path, &err) == KD_OK) {
             kd_json json;
             kd_json_init(&json, out.file);
-            write_json(&json, &o, &mesh, load_ms, &stats, &timing);
+            write_json(&json, &o, &mesh, load_ms, &stats, &timing, gpu);
             if (kd_outfile_commit(&out, &err))
                 code = KD_EXIT_FAILURE;
         } else {
@@ -247,11 +383,19 @@ int kd_cmd_build(int argc, char **argv)
                    (unsigned long long)mesh.num_dropped_zero_area,
                    (unsigned long long)mesh.num_dropped_nonfinite);
         printf(", loaded in %.1f ms\n", load_ms);
-        printf("built on the CPU (exact SAH; traversal %g, intersect %g, empty bonus %g, "
-               "depth cap %u)\n",
+        if (gpu)
+            printf("built on the GPU (%s large-node split, small nodes <= %d references by exact "
+                   "SAH, reduction rung %d %s; ",
+                   kd_large_split_name(gpu->opts.large_split), gpu->opts.small_node_threshold,
+                   (int)gpu->opts.reduce_variant, kd_reduce_variant_name(gpu->opts.reduce_variant));
+        else
+            printf("built on the CPU (exact SAH; ");
+        printf("traversal %g, intersect %g, empty bonus %g, depth cap %u)\n",
                o.params.traversal_cost, o.params.intersect_cost, o.params.empty_bonus,
                tree.max_depth);
         kd_tree_stats_print(stdout, &stats, &timing);
+        if (gpu && gpu->opts.profile)
+            print_gpu_profile(&gpu->profile);
         if (o.save_path)
             printf("saved %s\n", o.save_path);
     }

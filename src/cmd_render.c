@@ -1,6 +1,6 @@
-/* scankd render: builds (or loads) a kd-tree, ray-casts primary rays on all
- * cores and writes PNG images: shaded, depth, and heat maps of traversal
- * steps and triangle tests. */
+/* scankd render: builds (or loads) a kd-tree, ray-casts primary rays on the
+ * GPU or on all CPU cores and writes PNG images: shaded, depth, and heat maps
+ * of traversal steps and triangle tests. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +9,17 @@
 #include "cmd_render_common.h"
 #include "commands.h"
 #include "cpu_render.h"
+#include "gpu_render.h"
 #include "image.h"
 #include "kd_parallel.h"
 #include "render_images.h"
 
 static const char k_cmd[] = "render";
 
-enum { KD_RENDER_DEFAULT_SIZE = 1024 };
-
-/* Where rays are cast. Only the CPU so far; a --device option will choose. */
-typedef enum render_device { RENDER_DEVICE_CPU } render_device;
+enum {
+    KD_RENDER_DEFAULT_SIZE = 1024,
+    KD_RENDER_GPU_LAUNCHES = 5 /* timed kernel launches on the GPU (after a warm-up one) */
+};
 
 typedef struct render_args {
     const char *scene, *tree, *output, *json;
@@ -26,7 +27,7 @@ typedef struct render_args {
     kd_camera_request camera;
     int threads;
     bool quiet;
-    render_device device;
+    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_render */
 } render_args;
 
 static void print_usage(FILE *f)
@@ -34,12 +35,17 @@ static void print_usage(FILE *f)
     fprintf(f,
             "usage: scankd render SCENE.obj [options]\n"
             "\n"
-            "Builds a kd-tree over the scene with the CPU exact-SAH builder (or loads one with\n"
-            "--tree), casts one primary ray per pixel through it on all cores and writes PNG\n"
-            "images. Prints rays per second: primary rays / wall time of the ray casting alone\n"
-            "(loading, building and PNG writing excluded).\n"
+            "Builds a kd-tree over the scene (or loads one with --tree), casts one primary ray\n"
+            "per pixel through it and writes PNG images. On the GPU the tree is built by the\n"
+            "GPU builder and rays are cast one thread per ray; on the CPU, by the exact-SAH\n"
+            "builder and on all cores. Prints rays per second: on the CPU, primary rays / wall\n"
+            "time of the ray casting alone; on the GPU, primary rays / kernel time (median of\n"
+            "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n"
             "\n"
             "options:\n"
+            "  --device KIND      gpu, cpu or auto (default auto: the GPU when a CUDA device\n"
+            "                     exists, else the CPU with a notice on stderr); gpu without\n"
+            "                     a device fails\n"
             "  --tree FILE        use a saved tree ('scankd build --save') instead of building;\n"
             "                     it must have been built over this scene\n"
             "  -o, --output FILE  PNG to write (default out/<scene>_<image>.png); with several\n"
@@ -48,17 +54,19 @@ static void print_usage(FILE *f)
             "                       shaded  eye light: grey level |cos| between ray and normal\n"
             "                       depth   hit distance, near pale yellow to far indigo\n"
             "                       steps   heat map of kd-tree nodes visited per ray, legend below\n"
-            "                       tests   heat map of ray-triangle tests per ray, legend below\n");
+            "                       tests   heat map of ray-triangle tests per ray, legend below\n",
+            KD_RENDER_GPU_LAUNCHES);
     kd_camera_print_options(f, 21);
     fprintf(f,
             "                     (default size %dx%d; camera framed on the scene bounds)\n"
-            "  --threads N        worker threads (default: all %d cores)\n"
+            "  --threads N        CPU worker threads (default: all %d cores)\n"
             "  --json FILE|-      also write the figures as JSON ('-': stdout, text report left out)\n"
             "  --quiet            no progress line and no text report\n"
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 success, 1 failure (unreadable scene or tree, a tree that does not\n"
-            "fit the scene, an image that cannot be written), 2 usage error.\n",
+            "fit the scene, an image that cannot be written, --device gpu without a CUDA device),\n"
+            "2 usage error.\n",
             KD_RENDER_DEFAULT_SIZE, KD_RENDER_DEFAULT_SIZE, kd_parallel_num_cores());
 }
 
@@ -77,6 +85,14 @@ static int parse_args(int argc, char **argv, render_args *args)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_usage(stdout);
             return -1;
+        } else if (strcmp(arg, "--device") == 0) {
+            const char *name = kd_cli_option_value(k_cmd, argc, argv, &i);
+            if (!name)
+                return KD_EXIT_USAGE;
+            int device = kd_cli_device_parse(name);
+            if (device < 0)
+                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", name);
+            args->device = (kd_cli_device)device;
         } else if (strcmp(arg, "--tree") == 0) {
             if (!(args->tree = kd_cli_option_value(k_cmd, argc, argv, &i)))
                 return KD_EXIT_USAGE;
@@ -146,13 +162,39 @@ static void output_path(const render_args *args, int num_images, kd_render_image
         snprintf(path, bytes, "%s_%s.png", args->output, name);
 }
 
-/* Casts the primary rays on the chosen device. */
+/* Casts the primary rays on the GPU: the tree and triangles are uploaded,
+ * then timed launches; the stats carry kernel time. */
+static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, kd_render_buffers *buf,
+                               kd_render_stats *stats, kd_error *err)
+{
+    kd_gpu_scene *gpu_scene = NULL;
+    kd_status st = kd_gpu_scene_upload(&gpu_scene, &scene->tree, scene->tri_verts,
+                                       scene->mesh.num_triangles, err);
+    if (st)
+        return st;
+    kd_gpu_render_stats gs;
+    st = kd_gpu_render(gpu_scene, cam, KD_RENDER_GPU_LAUNCHES, buf, &gs, err);
+    kd_gpu_scene_destroy(gpu_scene);
+    if (st)
+        return st;
+    stats->num_rays = gs.num_rays;
+    stats->num_hits = gs.num_hits;
+    stats->total_steps = gs.total_steps;
+    stats->total_tests = gs.total_tests;
+    stats->seconds = gs.kernel_ms * 1e-3;
+    stats->rays_per_second = gs.rays_per_second;
+    return KD_OK;
+}
+
+/* Casts the primary rays on the chosen device (already resolved). */
 static kd_status cast_rays(const render_args *args, const kd_scene *scene, const kd_camera *cam,
                            kd_cli_progress *progress, kd_render_buffers *buf,
                            kd_render_stats *stats, kd_error *err)
 {
     switch (args->device) {
-    case RENDER_DEVICE_CPU:
+    case KD_CLI_DEVICE_GPU:
+        return cast_rays_gpu(scene, cam, buf, stats, err);
+    case KD_CLI_DEVICE_CPU:
     default: {
         kd_trace_scene trace;
         kd_status st = kd_trace_scene_init(&trace, &scene->tree, scene->tri_verts,
@@ -176,8 +218,15 @@ static void write_json(FILE *f, const render_args *args, const kd_scene *scene,
     kd_cli_json_camera(&json, cam);
     kd_json_key(&json, "render");
     kd_json_begin_object(&json);
-    kd_json_kv_string(&json, "device", "cpu");
-    kd_json_kv_int(&json, "threads", threads);
+    bool gpu = args->device == KD_CLI_DEVICE_GPU;
+    kd_json_kv_string(&json, "device", gpu ? "gpu" : "cpu");
+    if (gpu) {
+        kd_json_kv_string(&json, "timing", "kernel time, median of the launches");
+        kd_json_kv_int(&json, "launches", KD_RENDER_GPU_LAUNCHES);
+    } else {
+        kd_json_kv_string(&json, "timing", "wall time of the ray casting");
+        kd_json_kv_int(&json, "threads", threads);
+    }
     kd_json_kv_int(&json, "rays", (int64_t)stats->num_rays);
     kd_json_kv_int(&json, "hits", (int64_t)stats->num_hits);
     kd_json_kv_number(&json, "seconds", stats->seconds);
@@ -207,13 +256,19 @@ int kd_cmd_render(int argc, char **argv)
         return code;
     bool json_on_stdout = args.json && strcmp(args.json, "-") == 0;
     FILE *report = args.quiet || json_on_stdout ? NULL : stdout;
+    code = kd_cli_device_resolve(k_cmd, args.device, args.quiet,
+                                 "using the CPU builder and ray caster", &args.device);
+    if (code >= 0)
+        return code;
+    bool gpu = args.device == KD_CLI_DEVICE_GPU;
 
     kd_error err;
     kd_scene scene;
     kd_build_params params;
     kd_build_params_default(&params);
     params.num_threads = args.threads;
-    if (kd_scene_prepare(&scene, args.scene, args.tree, &params, &err)) {
+    if (kd_scene_prepare_on(&scene, args.scene, args.tree, &params,
+                            gpu ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU, &err)) {
         kd_cli_error(k_cmd, "%s", err.message);
         return KD_EXIT_FAILURE;
     }
@@ -240,12 +295,19 @@ int kd_cmd_render(int argc, char **argv)
     kd_cli_progress_end(&progress);
     if (st)
         goto fail_buffers;
-    if (report)
+    if (report && gpu)
         fprintf(report,
-                "render      %llu primary rays in %.3f s on %d thread%s (cpu): %.2f Mrays/s; "
-                "%.1f%% hit; %.1f steps, %.1f triangle tests per ray\n",
+                "render      %llu primary rays in %.3f ms on the GPU (kernel time, median of %d "
+                "launches): %.2f Mrays/s; ",
+                (unsigned long long)stats.num_rays, stats.seconds * 1e3, KD_RENDER_GPU_LAUNCHES,
+                stats.rays_per_second * 1e-6);
+    else if (report)
+        fprintf(report, "render      %llu primary rays in %.3f s on %d thread%s (cpu): %.2f Mrays/s; ",
                 (unsigned long long)stats.num_rays, stats.seconds, threads, threads == 1 ? "" : "s",
-                stats.rays_per_second * 1e-6, 100.0 * (double)stats.num_hits / (double)stats.num_rays,
+                stats.rays_per_second * 1e-6);
+    if (report)
+        fprintf(report, "%.1f%% hit; %.1f steps, %.1f triangle tests per ray\n",
+                100.0 * (double)stats.num_hits / (double)stats.num_rays,
                 (double)stats.total_steps / (double)stats.num_rays,
                 (double)stats.total_tests / (double)stats.num_rays);
 

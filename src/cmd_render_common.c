@@ -1,8 +1,41 @@
 #include "cmd_render_common.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #include "cpu_render.h"
+
+int kd_cli_device_parse(const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        return KD_CLI_DEVICE_AUTO;
+    if (strcmp(name, "cpu") == 0)
+        return KD_CLI_DEVICE_CPU;
+    if (strcmp(name, "gpu") == 0)
+        return KD_CLI_DEVICE_GPU;
+    return -1;
+}
+
+int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
+                          const char *fallback, kd_cli_device *resolved)
+{
+    if (requested == KD_CLI_DEVICE_CPU) {
+        *resolved = KD_CLI_DEVICE_CPU;
+        return -1;
+    }
+    if (kd_cli_have_gpu()) {
+        *resolved = KD_CLI_DEVICE_GPU;
+        return -1;
+    }
+    if (requested == KD_CLI_DEVICE_GPU) {
+        kd_cli_error(command, "no CUDA device: --device gpu needs a GPU");
+        return KD_EXIT_FAILURE;
+    }
+    if (!quiet)
+        fprintf(stderr, "scankd %s: no CUDA device, %s\n", command, fallback);
+    *resolved = KD_CLI_DEVICE_CPU;
+    return -1;
+}
 
 void kd_cli_progress_start(kd_cli_progress *p, const char *command, const char *what, bool quiet)
 {
@@ -49,7 +82,9 @@ void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, co
         fprintf(f, "tree        %s, loaded in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
                 tree_path, scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
     else
-        fprintf(f, "tree        built on the CPU (exact SAH) in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
+        fprintf(f, "tree        built on the %s in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
+                scene->builder == KD_SCENE_BUILD_GPU ? "GPU (kd_build_gpu, default options)"
+                                                     : "CPU (exact SAH)",
                 scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
 }
 
@@ -81,7 +116,8 @@ void kd_cli_json_scene(kd_json *json, const char *obj_path, const char *tree_pat
     if (tree_path)
         kd_json_kv_string(json, "file", tree_path);
     else
-        kd_json_kv_string(json, "builder", "cpu-sah");
+        kd_json_kv_string(json, "builder",
+                          scene->builder == KD_SCENE_BUILD_GPU ? "gpu" : "cpu-sah");
     kd_json_kv_number(json, "seconds", scene->tree_seconds);
     kd_json_kv_int(json, "nodes", scene->tree.num_nodes);
     kd_json_kv_int(json, "leaf_entries", scene->tree.num_leaf_indices);

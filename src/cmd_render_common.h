@@ -1,5 +1,6 @@
-/* What the render and verify commands share: a progress line on a terminal
- * and the report of how the scene and its tree were prepared. */
+/* What the build, render and verify commands share: the --device choice, a
+ * progress line on a terminal and the report of how the scene and its tree
+ * were prepared. */
 #ifndef KD_CMD_RENDER_COMMON_H
 #define KD_CMD_RENDER_COMMON_H
 
@@ -10,6 +11,23 @@
 #include "camera.h"
 #include "cli_util.h"
 #include "render_scene.h"
+
+/* --device gpu|cpu|auto. */
+typedef enum kd_cli_device {
+    KD_CLI_DEVICE_AUTO = 0, /* the GPU when a CUDA device exists, else the CPU */
+    KD_CLI_DEVICE_CPU,
+    KD_CLI_DEVICE_GPU
+} kd_cli_device;
+
+/* "gpu", "cpu" or "auto"; -1 for anything else. */
+int kd_cli_device_parse(const char *name);
+
+/* Resolves the requested device to CPU or GPU. auto without a CUDA device
+ * falls back to the CPU with one notice line on stderr ("scankd <command>: no
+ * CUDA device, <fallback>"), left out when quiet. Returns -1 to go on, or
+ * KD_EXIT_FAILURE (message printed) when gpu is asked for and none exists. */
+int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
+                          const char *fallback, kd_cli_device *resolved);
 
 /* A one-line progress meter on stderr: shown only when stderr is a terminal,
  * not quiet, and the work has run for over a second; redrawn at most ten

@@ -1,5 +1,7 @@
 /* scankd verify: proves a tree right. (a) exhaustive invariants, (b) ray
- * agreement with brute force, optionally (c) an image regression check. */
+ * agreement with brute force, optionally (c) an image regression check; with
+ * --device gpu the tree is GPU-built and (d) GPU-cast hits must equal
+ * CPU-cast hits pixel for pixel. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "cmd_render_common.h"
 #include "commands.h"
 #include "cpu_render.h"
+#include "gpu_render.h"
 #include "image.h"
 #include "kd_parallel.h"
 #include "render_images.h"
@@ -36,6 +39,7 @@ typedef struct verify_args {
     double threshold;
     int threads;
     bool quiet;
+    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_verify */
 } verify_args;
 
 static void print_usage(FILE *f)
@@ -43,7 +47,8 @@ static void print_usage(FILE *f)
     fprintf(f,
             "usage: scankd verify SCENE.obj [options]\n"
             "\n"
-            "Proves a kd-tree right (built with the CPU exact-SAH builder, or given by --tree):\n"
+            "Proves a kd-tree right (built with the CPU exact-SAH builder, or on the GPU with\n"
+            "--device gpu, or given by --tree):\n"
             " (a) invariants, exhaustively: child indices in range and after their parent,\n"
             "     every node reached once from the root, leaf ranges inside the index array,\n"
             "     triangle indices in range, splits inside their node's box (so children\n"
@@ -55,9 +60,16 @@ static void print_usage(FILE *f)
             "     the scene in random directions, the tree's closest hit must equal the\n"
             "     brute-force closest hit over all triangles: the same triangle, or a different\n"
             "     one at the same distance within a relative tolerance (coincident triangles).\n"
-            "Any violation or mismatch makes the run fail.\n"
+            " GPU hits (--device gpu): the verification camera is ray-cast on the GPU and on\n"
+            "     the CPU through the same tree, and every pixel must hit the same triangle.\n"
+            "The checks run on the CPU; only the build and the GPU side of the hit check use\n"
+            "the GPU. Any violation or mismatch makes the run fail.\n"
             "\n"
             "options:\n"
+            "  --device KIND          gpu, cpu or auto (default auto: the GPU when a CUDA device\n"
+            "                         exists, else the CPU with a notice on stderr); where the\n"
+            "                         tree is built; gpu also checks GPU hits; gpu without\n"
+            "                         a device fails\n"
             "  --tree FILE            verify this saved tree instead of building one\n"
             "  --rays N               check a random sample of N camera rays (pixels)\n"
             "  --all-pixels           check every pixel, whatever the scene size\n"
@@ -83,7 +95,8 @@ static void print_usage(FILE *f)
             "  -h, --help             show this help\n"
             "\n"
             "Exit status: 0 everything checked passed, 1 a violation, a mismatch, an image\n"
-            "difference over the threshold or an error, 2 usage error.\n",
+            "difference over the threshold, a GPU/CPU hit difference or an error (--device gpu\n"
+            "without a CUDA device included), 2 usage error.\n",
             KD_VERIFY_DEFAULT_SIZE, KD_VERIFY_DEFAULT_SIZE, kd_parallel_num_cores());
 }
 
@@ -154,6 +167,14 @@ static int parse_args(int argc, char **argv, verify_args *a)
             text = &a->json;
         } else if (strcmp(arg, "--compare") == 0) {
             text = &a->compare;
+        } else if (strcmp(arg, "--device") == 0) {
+            const char *name = kd_cli_option_value(k_cmd, argc, argv, &i);
+            if (!name)
+                return KD_EXIT_USAGE;
+            int device = kd_cli_device_parse(name);
+            if (device < 0)
+                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", name);
+            a->device = (kd_cli_device)device;
         } else if (strcmp(arg, "--all-pixels") == 0) {
             a->all_pixels = true;
         } else if (strcmp(arg, "--quiet") == 0) {
@@ -265,8 +286,20 @@ typedef struct verify_result {
     bool compared;
     double mean_abs_diff, fraction_over;
     int max_diff;
-    bool invariants_pass, rays_pass, compare_pass;
+    bool gpu_compared;        /* (d) ran: GPU hits against CPU hits */
+    size_t gpu_pixels, gpu_differ;
+    size_t gpu_first_differ;  /* pixel index of the first difference */
+    uint32_t gpu_first_tri, cpu_first_tri;
+    bool invariants_pass, rays_pass, compare_pass, gpu_pass;
 } verify_result;
+
+static void describe_hit(uint32_t tri, char *text, size_t bytes)
+{
+    if (tri == KD_TRACE_NO_HIT)
+        snprintf(text, bytes, "nothing");
+    else
+        snprintf(text, bytes, "triangle %u", tri);
+}
 
 static void print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
                          const verify_result *r)
@@ -333,6 +366,19 @@ static void print_report(FILE *f, const verify_args *a, const ray_set *set, cons
             else
                 snprintf(ref_hit, sizeof ref_hit, "triangle %u at t=%.9g", m->ref_tri, (double)m->ref_t);
             fprintf(f, "            - %s: tree hits %s, brute force hits %s\n", where, tree_hit, ref_hit);
+        }
+    }
+    if (r->gpu_compared) {
+        fprintf(f, "gpu hits    %s  %zu pixels (%dx%d) cast on the GPU and on the CPU through the same "
+                   "tree: %zu hit a different triangle\n",
+                r->gpu_pass ? "PASS" : "FAIL", r->gpu_pixels, cam->width, cam->height, r->gpu_differ);
+        if (r->gpu_differ) {
+            char gpu_hit[32], cpu_hit[32];
+            describe_hit(r->gpu_first_tri, gpu_hit, sizeof gpu_hit);
+            describe_hit(r->cpu_first_tri, cpu_hit, sizeof cpu_hit);
+            fprintf(f, "            - first at pixel (%zu, %zu): GPU hits %s, CPU hits %s\n",
+                    r->gpu_first_differ % (size_t)cam->width, r->gpu_first_differ / (size_t)cam->width,
+                    gpu_hit, cpu_hit);
         }
     }
     if (r->compared)
@@ -415,6 +461,15 @@ static void write_json(FILE *file, const verify_args *a, const kd_scene *scene, 
         kd_json_kv_number(&json, "fraction_pixels_over_8", r->fraction_over);
         kd_json_end_object(&json);
     }
+    kd_json_kv_string(&json, "device", a->device == KD_CLI_DEVICE_GPU ? "gpu" : "cpu");
+    if (r->gpu_compared) {
+        kd_json_key(&json, "gpu_hits");
+        kd_json_begin_object(&json);
+        kd_json_kv_bool(&json, "pass", r->gpu_pass);
+        kd_json_kv_int(&json, "pixels", (int64_t)r->gpu_pixels);
+        kd_json_kv_int(&json, "differing_pixels", (int64_t)r->gpu_differ);
+        kd_json_end_object(&json);
+    }
     if (a->output)
         kd_json_kv_string(&json, "image", a->output);
     kd_json_kv_bool(&json, "pass", pass);
@@ -454,6 +509,51 @@ static kd_status verification_image(const kd_trace_scene *trace, const kd_camera
     return KD_OK;
 }
 
+/* (d): the verification camera cast on the GPU and on the CPU through the
+ * same tree; counts pixels whose hit triangle differs. */
+static kd_status compare_gpu_hits(const kd_scene *scene, const kd_trace_scene *trace,
+                                  const kd_camera *cam, int threads, verify_result *r, kd_error *err)
+{
+    kd_render_buffers gpu_buf, cpu_buf;
+    kd_status st = kd_render_buffers_alloc(&gpu_buf, cam->width, cam->height, err);
+    if (st)
+        return st;
+    st = kd_render_buffers_alloc(&cpu_buf, cam->width, cam->height, err);
+    if (st) {
+        kd_render_buffers_free(&gpu_buf);
+        return st;
+    }
+    kd_gpu_scene *gpu_scene = NULL;
+    st = kd_gpu_scene_upload(&gpu_scene, &scene->tree, scene->tri_verts, scene->mesh.num_triangles, err);
+    if (!st) {
+        kd_gpu_render_stats gpu_stats;
+        st = kd_gpu_render(gpu_scene, cam, 1, &gpu_buf, &gpu_stats, err);
+        kd_gpu_scene_destroy(gpu_scene);
+    }
+    if (!st) {
+        kd_render_options options = {threads, NULL, NULL};
+        kd_render_stats cpu_stats;
+        st = kd_render_cpu(trace, cam, &options, &cpu_buf, &cpu_stats, err);
+    }
+    if (!st) {
+        r->gpu_compared = true;
+        r->gpu_pixels = (size_t)cam->width * (size_t)cam->height;
+        for (size_t p = 0; p < r->gpu_pixels; p++) {
+            if (gpu_buf.tri[p] == cpu_buf.tri[p])
+                continue;
+            if (r->gpu_differ++ == 0) {
+                r->gpu_first_differ = p;
+                r->gpu_first_tri = gpu_buf.tri[p];
+                r->cpu_first_tri = cpu_buf.tri[p];
+            }
+        }
+        r->gpu_pass = r->gpu_differ == 0;
+    }
+    kd_render_buffers_free(&gpu_buf);
+    kd_render_buffers_free(&cpu_buf);
+    return st;
+}
+
 int kd_cmd_verify(int argc, char **argv)
 {
     verify_args a;
@@ -464,6 +564,10 @@ int kd_cmd_verify(int argc, char **argv)
         return code;
     bool json_on_stdout = a.json && strcmp(a.json, "-") == 0;
     FILE *report = a.quiet || json_on_stdout ? NULL : stdout;
+    code = kd_cli_device_resolve(k_cmd, a.device, a.quiet, "building the tree on the CPU", &a.device);
+    if (code >= 0)
+        return code;
+    bool gpu = a.device == KD_CLI_DEVICE_GPU;
     kd_error err;
 
     kd_image reference = {0};
@@ -481,7 +585,8 @@ int kd_cmd_verify(int argc, char **argv)
     kd_build_params params;
     kd_build_params_default(&params);
     params.num_threads = a.threads;
-    if (kd_scene_prepare(&scene, a.scene, a.tree, &params, &err)) {
+    if (kd_scene_prepare_on(&scene, a.scene, a.tree, &params,
+                            gpu ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU, &err)) {
         kd_cli_error(k_cmd, "%s", err.message);
         kd_image_free(&reference);
         return KD_EXIT_FAILURE;
@@ -538,6 +643,8 @@ int kd_cmd_verify(int argc, char **argv)
             goto fail;
         r.rays_run = true;
         r.rays_pass = r.rays.num_mismatches == 0;
+        if (gpu && compare_gpu_hits(&scene, &trace, &cam, a.threads, &r, &err))
+            goto fail;
         if (a.output || a.compare) {
             if (verification_image(&trace, &cam, &set, mismatch, a.threads, &shaded, &marked, &err))
                 goto fail;
@@ -556,7 +663,8 @@ int kd_cmd_verify(int argc, char **argv)
             r.compare_pass = r.mean_abs_diff <= a.threshold;
         }
     }
-    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass;
+    /* On the GPU, (d) must have run and found no difference. */
+    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass && (!gpu || r.gpu_pass);
     if (report) {
         print_report(report, &a, &set, &cam, &r);
         if (a.compare && !r.compared)

@@ -6,6 +6,7 @@
 
 #include "cpu_build.h"
 #include "cpu_render.h"
+#include "gpu_build.h"
 #include "obj_loader.h"
 #include "tree_io.h"
 
@@ -25,10 +26,34 @@ static bool box_contains(kd_aabb outer, kd_aabb inner)
     return true;
 }
 
+/* Builds scene->tree over scene->mesh with the chosen builder. */
+static kd_status build_tree(kd_scene *scene, const kd_build_params *params,
+                            kd_scene_builder builder, kd_error *err)
+{
+    if (builder == KD_SCENE_BUILD_CPU)
+        return kd_build_cpu(&scene->mesh, params, &scene->tree, &scene->timing, err);
+    kd_gpu_build_options opts;
+    kd_gpu_build_options_default(&opts);
+    opts.params = *params;
+    kd_gpu_build_profile profile;
+    kd_status st = kd_build_gpu(&scene->mesh, &opts, &scene->tree, &profile, err);
+    if (!st)
+        kd_gpu_build_profile_timing(&profile, &scene->timing);
+    return st;
+}
+
 kd_status kd_scene_prepare(kd_scene *scene, const char *obj_path, const char *tree_path,
                            const kd_build_params *params, kd_error *err)
 {
+    return kd_scene_prepare_on(scene, obj_path, tree_path, params, KD_SCENE_BUILD_CPU, err);
+}
+
+kd_status kd_scene_prepare_on(kd_scene *scene, const char *obj_path, const char *tree_path,
+                              const kd_build_params *params, kd_scene_builder builder,
+                              kd_error *err)
+{
     memset(scene, 0, sizeof *scene);
+    scene->builder = builder;
     double start = kd_render_now();
     kd_status st = kd_obj_load_file(obj_path, &scene->mesh, err);
     if (st)
@@ -57,7 +82,7 @@ kd_status kd_scene_prepare(kd_scene *scene, const char *obj_path, const char *tr
             goto fail;
         }
     } else {
-        st = kd_build_cpu(&scene->mesh, params, &scene->tree, &scene->timing, err);
+        st = build_tree(scene, params, builder, err);
         if (st)
             goto fail;
     }

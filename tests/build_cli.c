@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kd_primitives.h"
 #include "test_support.h"
 
 static char g_out[1024], g_err[1024];
@@ -130,6 +131,35 @@ int main(void)
     CHECK(run(args) == 2);
     snprintf(args, sizeof args, "stats '%s'", scene);
     CHECK(run(args) == 2 && file_has(g_err, "--tree"));
+
+    /* --device: cpu works; auto works (a notice without a GPU); gpu fails
+     * without a GPU; anything else, and GPU-only options with --device cpu,
+     * are usage errors. */
+    bool have_gpu = kd_cuda_device_count() > 0;
+    snprintf(args, sizeof args, "build '%s' --device cpu --json -", scene);
+    CHECK(run(args) == 0 && file_has(g_out, "\"builder\": \"cpu\""));
+    snprintf(args, sizeof args, "build '%s' --device auto", scene);
+    CHECK(run(args) == 0 && file_has(g_out, "SAH cost"));
+    if (!have_gpu) {
+        CHECK(file_has(g_err, "scankd build: no CUDA device, using the CPU builder"));
+        snprintf(args, sizeof args, "build '%s' --device gpu", scene);
+        CHECK(run(args) == 1 && file_has(g_err, "scankd build: no CUDA device: --device gpu needs a GPU"));
+        snprintf(args, sizeof args, "build '%s' --large-split median --profile", scene);
+        CHECK(run(args) == 0 && file_has(g_err, "--large-split ignored"));
+    } else {
+        snprintf(args, sizeof args, "build '%s' --device gpu --profile --reduce-variant 0 --json -", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "\"builder\": \"gpu\"") &&
+              file_has(g_out, "\"num_reduce_calls\""));
+    }
+    snprintf(args, sizeof args, "build '%s' --device bogus", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "expected gpu, cpu or auto"));
+    snprintf(args, sizeof args, "build '%s' --device cpu --profile", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--profile applies to the GPU builder only"));
+    snprintf(args, sizeof args, "build '%s' --large-split middle", scene);
+    CHECK(run(args) == 2);
+    snprintf(args, sizeof args, "build '%s' --reduce-variant 7", scene);
+    CHECK(run(args) == 2);
+    CHECK(run("build --help") == 0 && file_has(g_out, "--device") && file_has(g_out, "--reduce-variant"));
 
     remove(tree);
     remove(json);

@@ -1,7 +1,7 @@
 /* The render and verify commands end to end: images written whole, no file
  * left behind on failure, usage errors (exit 2) for bad camera flags and
- * options, verify passing a good tree file and failing a corrupted one, and
- * the --compare regression check. */
+ * options, verify passing a good tree file and failing a corrupted one, the
+ * --compare regression check, and --device on both commands. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 #include "cpu_build.h"
 #include "cpu_render.h"
 #include "image.h"
+#include "kd_primitives.h"
 #include "obj_loader.h"
 #include "render_test_util.h"
 #include "test_support.h"
@@ -144,6 +145,37 @@ static void render_tests(void)
     CHECK(run("render /nonexistent/scene.obj") == 1);
 }
 
+/* --device on render or verify: cpu works; auto works, on a machine without
+ * a GPU with a one-line notice; gpu fails (exit 1) without a GPU and works
+ * with one; anything else is a usage error. */
+static void device_tests(const char *command, const char *extra)
+{
+    bool have_gpu = kd_cuda_device_count() > 0;
+    char args[2048], want[128];
+    snprintf(args, sizeof args, "%s '%s' %s --device cpu", command, scene_path, extra);
+    CHECK_MSG(run(args) == 0, "%s", args);
+    CHECK(!log_contains("no CUDA device"));
+    snprintf(args, sizeof args, "%s '%s' %s --device auto", command, scene_path, extra);
+    CHECK_MSG(run(args) == 0, "%s", args);
+    snprintf(want, sizeof want, "scankd %s: no CUDA device, ", command);
+    CHECK_MSG(log_contains(want) == !have_gpu, "%s: notice %s", args, have_gpu ? "printed" : "missing");
+    snprintf(args, sizeof args, "%s '%s' %s --device auto --quiet", command, scene_path, extra);
+    CHECK(run(args) == 0 && !log_contains("no CUDA device"));
+    snprintf(args, sizeof args, "%s '%s' %s --device gpu", command, scene_path, extra);
+    if (have_gpu) {
+        CHECK_MSG(run(args) == 0, "%s", args);
+    } else {
+        CHECK_MSG(run(args) == 1, "%s", args);
+        snprintf(want, sizeof want, "scankd %s: no CUDA device: --device gpu needs a GPU", command);
+        CHECK(log_contains(want));
+    }
+    snprintf(args, sizeof args, "%s '%s' %s --device bogus", command, scene_path, extra);
+    expect_usage(args);
+    CHECK(log_contains("expected gpu, cpu or auto"));
+    snprintf(args, sizeof args, "%s '%s' --device", command, scene_path);
+    expect_usage(args);
+}
+
 static void verify_tests(void)
 {
     char args[2048], good[512], bad[512], diff[512], ref[512];
@@ -247,6 +279,13 @@ int main(void)
     kd_test_tmp_path("cli_log.txt", log_path, sizeof log_path);
     write_scene();
     render_tests();
+    char out[512], extra[600];
+    kd_test_tmp_path("cli_device.png", out, sizeof out);
+    snprintf(extra, sizeof extra, "--size 24 16 -o '%s'", out);
+    device_tests("render", extra);
+    CHECK(run("render --help") == 0 && log_contains("--device"));
     verify_tests();
+    device_tests("verify", "--size 24 16 --interior-rays 100");
+    CHECK(run("verify --help") == 0 && log_contains("--device"));
     return kd_test_finish("render_cli");
 }

@@ -24,7 +24,7 @@ step GPU demo, render and verify
 $X demo --device gpu -o "$OUT" 2>&1 | tail -12
 $X render "$S/stanford_dragon_vrip.obj" --device gpu --size 1920 1080 -o "$OUT/dragon.png" 2>&1 | tail -6
 for s in stanford_bunny crytek_sponza conference stanford_dragon_vrip; do
-  $X verify "$S/$s.obj" --device gpu --quiet --json - 2>&1 | grep -E '"(passed|violations|mismatches|gpu_cpu_hit_differences)"' | tr -d '\n '; echo " <- $s"
+  echo "-- verify $s"; $X verify "$S/$s.obj" --device gpu 2>&1 | grep -E "^(tree|invariants|rays|gpu hits|verify)" | cut -c1-200
 done
 
 step bench
@@ -39,3 +39,7 @@ build-dev/tests/gpu_build_bench --reduce-profile --profile-builds 20 --no-cpu --
 step sanitizers on the GPU builder test
 KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build-dev/tests/gpu_build_device quick >"$OUT/memcheck.log" 2>&1; echo "memcheck exit $?"; tail -3 "$OUT/memcheck.log"
 KD_TEST_QUICK=1 timeout 100 compute-sanitizer --tool racecheck --error-exitcode 1 build-dev/tests/gpu_build_device race >"$OUT/racecheck.log" 2>&1; echo "racecheck exit $?"; tail -3 "$OUT/racecheck.log"
+
+step scan and segmented scan at 2^30 + 3 elements
+KD_TEST_HUGE=1 timeout 150 build-dev/tests/prim_scan_gpu 2>&1 | tail -3
+KD_TEST_HUGE=1 timeout 150 build-dev/tests/prim_segscan_gpu 2>&1 | tail -3
