@@ -91,6 +91,16 @@ const char *kd_cli_option_value(const char *command, int argc, char **argv, int 
     return argv[*i];
 }
 
+int kd_cli_scene_argument(const char *command, const char *arg, const char **scene)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        return kd_cli_usage_error(command, "unknown option '%s'", arg);
+    if (*scene)
+        return kd_cli_usage_error(command, "more than one scene given ('%s' and '%s')", *scene, arg);
+    *scene = arg;
+    return KD_EXIT_OK;
+}
+
 bool kd_cli_have_gpu(void)
 {
     static int cached = -1;

@@ -36,6 +36,12 @@ bool kd_parse_float_list(const char *text, float *out, int n);
  * advances *i. Prints a usage error and returns NULL when it is missing. */
 const char *kd_cli_option_value(const char *command, int argc, char **argv, int *i);
 
+/* The last branches of an option loop that takes one scene: an unknown
+ * option ("-x"; a lone "-" is a name) or a second scene is a usage error
+ * (returns KD_EXIT_USAGE, message printed); else sets *scene to arg and
+ * returns KD_EXIT_OK. */
+int kd_cli_scene_argument(const char *command, const char *arg, const char **scene);
+
 /* True when a CUDA device is usable (queried once). */
 bool kd_cli_have_gpu(void);
 

@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "cpu_build.h"
 #include "gpu_build.h"
-#include "obj_loader.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -118,10 +117,8 @@ static int parse_args(int argc, char **argv, build_options *o)
         if (strcmp(arg, "--save") == 0) {
             o->save_path = value;
         } else if (strcmp(arg, "--device") == 0) {
-            int device = kd_cli_device_parse(value);
-            if (device < 0)
-                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", value);
-            o->device = (kd_cli_device)device;
+            if (kd_cli_device_option(k_cmd, value, &o->device))
+                return KD_EXIT_USAGE;
         } else if (strcmp(arg, "--large-split") == 0) {
             if ((o->large_split = kd_large_split_parse(value)) < 0)
                 return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", value);
@@ -338,13 +335,9 @@ int kd_cmd_build(int argc, char **argv)
     kd_error err;
     kd_error_clear(&err);
     kd_mesh mesh;
-    memset(&mesh, 0, sizeof mesh);
-    double t0 = kd_build_now_ms();
-    if (kd_obj_load_file(o.scene, &mesh, &err)) {
-        kd_cli_error(k_cmd, "%s", err.message);
+    double load_ms;
+    if (!kd_cli_load_mesh(k_cmd, o.scene, &mesh, &load_ms))
         return KD_EXIT_FAILURE;
-    }
-    double load_ms = kd_build_now_ms() - t0;
 
     kd_tree tree;
     kd_build_timing timing;

@@ -44,12 +44,8 @@ int kd_cmd_demo(int argc, char **argv)
                 return KD_EXIT_USAGE;
             if (strcmp(device, "gpu") && strcmp(device, "cpu") && strcmp(device, "auto"))
                 return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", device);
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
-        } else if (scene) {
-            return kd_cli_usage_error(k_cmd, "more than one scene given ('%s' and '%s')", scene, arg);
-        } else {
-            scene = arg;
+        } else if (kd_cli_scene_argument(k_cmd, arg, &scene) != KD_EXIT_OK) {
+            return KD_EXIT_USAGE;
         }
     }
     if (!scene)

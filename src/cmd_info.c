@@ -102,12 +102,8 @@ int kd_cmd_info(int argc, char **argv)
         } else if (strcmp(arg, "--json") == 0) {
             if (!(json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
                 return KD_EXIT_USAGE;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
-        } else if (scene) {
-            return kd_cli_usage_error(k_cmd, "more than one scene given ('%s' and '%s')", scene, arg);
-        } else {
-            scene = arg;
+        } else if (kd_cli_scene_argument(k_cmd, arg, &scene) != KD_EXIT_OK) {
+            return KD_EXIT_USAGE;
         }
     }
     if (!scene)

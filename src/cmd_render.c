@@ -86,13 +86,8 @@ static int parse_args(int argc, char **argv, render_args *args)
             print_usage(stdout);
             return -1;
         } else if (strcmp(arg, "--device") == 0) {
-            const char *name = kd_cli_option_value(k_cmd, argc, argv, &i);
-            if (!name)
+            if (kd_cli_device_option(k_cmd, kd_cli_option_value(k_cmd, argc, argv, &i), &args->device))
                 return KD_EXIT_USAGE;
-            int device = kd_cli_device_parse(name);
-            if (device < 0)
-                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", name);
-            args->device = (kd_cli_device)device;
         } else if (strcmp(arg, "--tree") == 0) {
             if (!(args->tree = kd_cli_option_value(k_cmd, argc, argv, &i)))
                 return KD_EXIT_USAGE;
@@ -125,12 +120,8 @@ static int parse_args(int argc, char **argv, render_args *args)
             args->threads = (int)n;
         } else if (strcmp(arg, "--quiet") == 0) {
             args->quiet = true;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
-        } else if (args->scene) {
-            return kd_cli_usage_error(k_cmd, "more than one scene given ('%s' and '%s')", args->scene, arg);
-        } else {
-            args->scene = arg;
+        } else if (kd_cli_scene_argument(k_cmd, arg, &args->scene) != KD_EXIT_OK) {
+            return KD_EXIT_USAGE;
         }
     }
     if (!args->scene)
@@ -167,14 +158,8 @@ static void output_path(const render_args *args, int num_images, kd_render_image
 static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, kd_render_buffers *buf,
                                kd_render_stats *stats, kd_error *err)
 {
-    kd_gpu_scene *gpu_scene = NULL;
-    kd_status st = kd_gpu_scene_upload(&gpu_scene, &scene->tree, scene->tri_verts,
-                                       scene->mesh.num_triangles, err);
-    if (st)
-        return st;
     kd_gpu_render_stats gs;
-    st = kd_gpu_render(gpu_scene, cam, KD_RENDER_GPU_LAUNCHES, buf, &gs, err);
-    kd_gpu_scene_destroy(gpu_scene);
+    kd_status st = kd_cli_gpu_cast(scene, cam, KD_RENDER_GPU_LAUNCHES, buf, &gs, err);
     if (st)
         return st;
     stats->num_rays = gs.num_rays;
@@ -262,26 +247,13 @@ int kd_cmd_render(int argc, char **argv)
         return code;
     bool gpu = args.device == KD_CLI_DEVICE_GPU;
 
-    kd_error err;
     kd_scene scene;
-    kd_build_params params;
-    kd_build_params_default(&params);
-    params.num_threads = args.threads;
-    if (kd_scene_prepare_on(&scene, args.scene, args.tree, &params,
-                            gpu ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU, &err)) {
-        kd_cli_error(k_cmd, "%s", err.message);
-        return KD_EXIT_FAILURE;
-    }
     kd_camera cam;
-    if (kd_camera_setup(&cam, &args.camera, scene.mesh_bounds, KD_RENDER_DEFAULT_SIZE,
-                        KD_RENDER_DEFAULT_SIZE, &err)) {
-        kd_scene_free(&scene);
-        return kd_cli_usage_error(k_cmd, "camera: %s", err.message);
-    }
-    if (report) {
-        kd_cli_print_scene(report, args.scene, args.tree, &scene);
-        kd_cli_print_camera(report, &cam);
-    }
+    code = kd_cli_scene_and_camera(k_cmd, args.scene, args.tree, args.threads, args.device,
+                                   &args.camera, KD_RENDER_DEFAULT_SIZE, report, &scene, &cam);
+    if (code >= 0)
+        return code;
+    kd_error err;
 
     kd_render_buffers buf;
     kd_render_stats stats;

@@ -3,7 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu_render.h"
+#include "cpu_build.h"
+#include "obj_loader.h"
 
 int kd_cli_device_parse(const char *name)
 {
@@ -14,6 +15,17 @@ int kd_cli_device_parse(const char *name)
     if (strcmp(name, "gpu") == 0)
         return KD_CLI_DEVICE_GPU;
     return -1;
+}
+
+int kd_cli_device_option(const char *command, const char *name, kd_cli_device *device)
+{
+    if (!name)
+        return KD_EXIT_USAGE;
+    int parsed = kd_cli_device_parse(name);
+    if (parsed < 0)
+        return kd_cli_usage_error(command, "--device '%s': expected gpu, cpu or auto", name);
+    *device = (kd_cli_device)parsed;
+    return KD_EXIT_OK;
 }
 
 int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
@@ -35,6 +47,57 @@ int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool qui
         fprintf(stderr, "scankd %s: no CUDA device, %s\n", command, fallback);
     *resolved = KD_CLI_DEVICE_CPU;
     return -1;
+}
+
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms)
+{
+    kd_error err;
+    memset(mesh, 0, sizeof *mesh);
+    double t0 = kd_build_now_ms();
+    if (kd_obj_load_file(obj_path, mesh, &err)) {
+        kd_cli_error(command, "%s", err.message);
+        return false;
+    }
+    *load_ms = kd_build_now_ms() - t0;
+    return true;
+}
+
+int kd_cli_scene_and_camera(const char *command, const char *obj_path, const char *tree_path,
+                            int threads, kd_cli_device device, const kd_camera_request *req,
+                            int default_size, FILE *report, kd_scene *scene, kd_camera *cam)
+{
+    kd_error err;
+    kd_build_params params;
+    kd_build_params_default(&params);
+    params.num_threads = threads;
+    if (kd_scene_prepare_on(scene, obj_path, tree_path, &params,
+                            device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU,
+                            &err)) {
+        kd_cli_error(command, "%s", err.message);
+        return KD_EXIT_FAILURE;
+    }
+    if (kd_camera_setup(cam, req, scene->mesh_bounds, default_size, default_size, &err)) {
+        kd_scene_free(scene);
+        return kd_cli_usage_error(command, "camera: %s", err.message);
+    }
+    if (report) {
+        kd_cli_print_scene(report, obj_path, tree_path, scene);
+        kd_cli_print_camera(report, cam);
+    }
+    return -1;
+}
+
+kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launches,
+                          kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err)
+{
+    kd_gpu_scene *gpu_scene = NULL;
+    kd_status st = kd_gpu_scene_upload(&gpu_scene, &scene->tree, scene->tri_verts,
+                                       scene->mesh.num_triangles, err);
+    if (st)
+        return st;
+    st = kd_gpu_render(gpu_scene, cam, launches, buf, stats, err);
+    kd_gpu_scene_destroy(gpu_scene);
+    return st;
 }
 
 void kd_cli_progress_start(kd_cli_progress *p, const char *command, const char *what, bool quiet)

@@ -1,6 +1,6 @@
-/* What the build, render and verify commands share: the --device choice, a
- * progress line on a terminal and the report of how the scene and its tree
- * were prepared. */
+/* What the build, stats, render and verify commands share: the --device
+ * choice, loading the scene, a progress line on a terminal and the report of
+ * how the scene and its tree were prepared. */
 #ifndef KD_CMD_RENDER_COMMON_H
 #define KD_CMD_RENDER_COMMON_H
 
@@ -10,6 +10,8 @@
 
 #include "camera.h"
 #include "cli_util.h"
+#include "cpu_render.h"
+#include "gpu_render.h"
 #include "render_scene.h"
 
 /* --device gpu|cpu|auto. */
@@ -22,12 +24,36 @@ typedef enum kd_cli_device {
 /* "gpu", "cpu" or "auto"; -1 for anything else. */
 int kd_cli_device_parse(const char *name);
 
+/* The value of --device into *device. name NULL (the value was missing, and
+ * kd_cli_option_value said so) or unknown: returns KD_EXIT_USAGE, message
+ * printed; else KD_EXIT_OK. */
+int kd_cli_device_option(const char *command, const char *name, kd_cli_device *device);
+
 /* Resolves the requested device to CPU or GPU. auto without a CUDA device
  * falls back to the CPU with one notice line on stderr ("scankd <command>: no
  * CUDA device, <fallback>"), left out when quiet. Returns -1 to go on, or
  * KD_EXIT_FAILURE (message printed) when gpu is asked for and none exists. */
 int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
                           const char *fallback, kd_cli_device *resolved);
+
+/* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
+ * milliseconds). On failure prints "scankd <command>: why" and returns false. */
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms);
+
+/* Loads the scene and builds its tree on the resolved device with threads
+ * CPU workers (or loads tree_path), sets the camera up framed on the scene
+ * (default_size square unless asked otherwise) and prints the "scene", "tree"
+ * and "camera" lines to report unless it is NULL. Returns -1 to go on, or the
+ * exit code with the message printed and nothing left to free. */
+int kd_cli_scene_and_camera(const char *command, const char *obj_path, const char *tree_path,
+                            int threads, kd_cli_device device, const kd_camera_request *req,
+                            int default_size, FILE *report, kd_scene *scene, kd_camera *cam);
+
+/* Casts the camera's primary rays through the scene on the GPU: uploads the
+ * tree and triangles, runs kd_gpu_render (launches timed launches after a
+ * warm-up) and frees the upload. */
+kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launches,
+                          kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
 
 /* A one-line progress meter on stderr: shown only when stderr is a terminal,
  * not quiet, and the work has run for over a second; redrawn at most ten

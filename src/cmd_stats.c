@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "cmd_render_common.h"
 #include "commands.h"
 #include "cpu_build.h"
-#include "obj_loader.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -113,15 +113,11 @@ int kd_cmd_stats(int argc, char **argv)
     kd_error err;
     kd_error_clear(&err);
     kd_mesh mesh;
-    memset(&mesh, 0, sizeof mesh);
-    double t0 = kd_build_now_ms();
-    if (kd_obj_load_file(o.scene, &mesh, &err)) {
-        kd_cli_error(k_cmd, "%s", err.message);
+    double load_ms;
+    if (!kd_cli_load_mesh(k_cmd, o.scene, &mesh, &load_ms))
         return KD_EXIT_FAILURE;
-    }
-    double load_ms = kd_build_now_ms() - t0;
     kd_tree tree;
-    t0 = kd_build_now_ms();
+    double t0 = kd_build_now_ms();
     if (kd_tree_load(&tree, o.tree_path, &err)) {
         kd_cli_error(k_cmd, "%s", err.message);
         kd_mesh_free(&mesh);

@@ -9,201 +9,14 @@
 
 #include "cli_util.h"
 #include "cmd_render_common.h"
+#include "cmd_verify.h"
 #include "commands.h"
 #include "cpu_render.h"
-#include "gpu_render.h"
 #include "image.h"
-#include "kd_parallel.h"
 #include "render_images.h"
 #include "verify.h"
 
 static const char k_cmd[] = "verify";
-
-enum {
-    KD_VERIFY_DEFAULT_SIZE = 256,
-    KD_VERIFY_SAMPLE_ABOVE = 100000, /* triangles: beyond this, sample camera rays */
-    KD_VERIFY_DEFAULT_SAMPLE = 10000,
-    KD_VERIFY_DEFAULT_INTERIOR = 4096,
-    KD_COMPARE_PIXEL_K = 8           /* a pixel "differs" past this in some channel */
-};
-#define KD_VERIFY_DEFAULT_THRESHOLD 0.5
-
-typedef struct verify_args {
-    const char *scene, *tree, *output, *json, *compare;
-    kd_camera_request camera;
-    long rays;            /* sampled camera rays; 0: the default for the scene */
-    bool all_pixels;
-    long interior_rays;
-    uint64_t seed;
-    float tolerance;
-    double threshold;
-    int threads;
-    bool quiet;
-    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_verify */
-} verify_args;
-
-static void print_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: scankd verify SCENE.obj [options]\n"
-            "\n"
-            "Proves a kd-tree right (built with the CPU exact-SAH builder, or on the GPU with\n"
-            "--device gpu, or given by --tree):\n"
-            " (a) invariants, exhaustively: child indices in range and after their parent,\n"
-            "     every node reached once from the root, leaf ranges inside the index array,\n"
-            "     triangle indices in range, splits inside their node's box (so children\n"
-            "     partition it), leaf depth within the tree's cap, the root box containing every\n"
-            "     triangle, and every triangle that truly overlaps a leaf's closed box (exact\n"
-            "     triangle-box test) listed in that leaf;\n"
-            " (b) ray agreement: for every pixel of the verification image (on scenes over %d\n"
-            "     triangles a random sample of %d pixels) plus %d rays from random points inside\n"
-            "     the scene in random directions, the tree's closest hit must equal the\n"
-            "     brute-force closest hit over all triangles: the same triangle, or a different\n"
-            "     one at the same distance within a relative tolerance (coincident triangles).\n"
-            " GPU hits (--device gpu): the verification camera is ray-cast on the GPU and on\n"
-            "     the CPU through the same tree, and every pixel must hit the same triangle.\n"
-            "The checks run on the CPU; only the build and the GPU side of the hit check use\n"
-            "the GPU. Any violation or mismatch makes the run fail.\n"
-            "\n"
-            "options:\n"
-            "  --device KIND          gpu, cpu or auto (default auto: the GPU when a CUDA device\n"
-            "                         exists, else the CPU with a notice on stderr); where the\n"
-            "                         tree is built; gpu also checks GPU hits; gpu without\n"
-            "                         a device fails\n"
-            "  --tree FILE            verify this saved tree instead of building one\n"
-            "  --rays N               check a random sample of N camera rays (pixels)\n"
-            "  --all-pixels           check every pixel, whatever the scene size\n"
-            "  --interior-rays N      rays from inside the scene (default %d; 0 for none)\n"
-            "  --seed S               seed of the random samples (default 1)\n"
-            "  --tolerance R          relative distance tolerance for coincident triangles\n"
-            "                         (default %g)\n"
-            "  -o, --output FILE      write the verification image: the shaded render with\n"
-            "                         every mismatched pixel in red\n"
-            "  --compare REF.png      also compare the shaded render (same camera; --size\n"
-            "                         defaults to REF's size) with REF\n"
-            "  --compare-threshold T  fail when the mean absolute difference per channel, in\n"
-            "                         0..255 units over all pixels, exceeds T (default %g)\n",
-            KD_VERIFY_SAMPLE_ABOVE, KD_VERIFY_DEFAULT_SAMPLE, KD_VERIFY_DEFAULT_INTERIOR,
-            KD_VERIFY_DEFAULT_INTERIOR, (double)KD_VERIFY_DEFAULT_TOLERANCE,
-            KD_VERIFY_DEFAULT_THRESHOLD);
-    kd_camera_print_options(f, 25);
-    fprintf(f,
-            "                         (default size %dx%d)\n"
-            "  --threads N            worker threads (default: all %d cores)\n"
-            "  --json FILE|-          also write the results as JSON ('-': stdout, text left out)\n"
-            "  --quiet                no progress line and no text report\n"
-            "  -h, --help             show this help\n"
-            "\n"
-            "Exit status: 0 everything checked passed, 1 a violation, a mismatch, an image\n"
-            "difference over the threshold, a GPU/CPU hit difference or an error (--device gpu\n"
-            "without a CUDA device included), 2 usage error.\n",
-            KD_VERIFY_DEFAULT_SIZE, KD_VERIFY_DEFAULT_SIZE, kd_parallel_num_cores());
-}
-
-/* Parses the value of a numeric option; returns 0, or the usage exit code. */
-static int numeric_option(const char *opt, const char *value, verify_args *a, bool *have_threshold)
-{
-    long n;
-    float x;
-    if (strcmp(opt, "--rays") == 0) {
-        if (!kd_parse_int(value, 1, 100000000, &n))
-            return kd_cli_usage_error(k_cmd, "--rays '%s': expected a whole number in 1..10^8", value);
-        a->rays = n;
-    } else if (strcmp(opt, "--interior-rays") == 0) {
-        if (!kd_parse_int(value, 0, 100000000, &n))
-            return kd_cli_usage_error(k_cmd, "--interior-rays '%s': expected a whole number in 0..10^8", value);
-        a->interior_rays = n;
-    } else if (strcmp(opt, "--seed") == 0) {
-        if (!kd_parse_int(value, 0, 2147483647L, &n))
-            return kd_cli_usage_error(k_cmd, "--seed '%s': expected a whole number in 0..2^31-1", value);
-        a->seed = (uint64_t)n;
-    } else if (strcmp(opt, "--tolerance") == 0) {
-        if (!kd_parse_float(value, &x) || !(x >= 0.0f && x < 1.0f))
-            return kd_cli_usage_error(k_cmd, "--tolerance '%s': expected a number in [0, 1)", value);
-        a->tolerance = x;
-    } else if (strcmp(opt, "--compare-threshold") == 0) {
-        if (!kd_parse_float(value, &x) || !(x >= 0.0f && x <= 255.0f))
-            return kd_cli_usage_error(k_cmd, "--compare-threshold '%s': expected a number in [0, 255]", value);
-        a->threshold = x;
-        *have_threshold = true;
-    } else { /* --threads */
-        if (!kd_parse_int(value, 1, 256, &n))
-            return kd_cli_usage_error(k_cmd, "--threads '%s': expected a whole number in 1..256", value);
-        a->threads = (int)n;
-    }
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, verify_args *a)
-{
-    static const char *const numeric[] = {"--rays", "--interior-rays", "--seed", "--tolerance",
-                                          "--compare-threshold", "--threads"};
-    memset(a, 0, sizeof *a);
-    a->interior_rays = KD_VERIFY_DEFAULT_INTERIOR;
-    a->seed = 1;
-    a->tolerance = KD_VERIFY_DEFAULT_TOLERANCE;
-    a->threshold = KD_VERIFY_DEFAULT_THRESHOLD;
-    bool have_threshold = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        kd_error err;
-        int camera = kd_camera_parse_option(argc, argv, &i, &a->camera, &err);
-        if (camera < 0)
-            return kd_cli_usage_error(k_cmd, "%s", err.message);
-        if (camera > 0)
-            continue;
-        const char **text = NULL;
-        bool is_numeric = false;
-        for (size_t k = 0; k < sizeof numeric / sizeof numeric[0]; k++)
-            is_numeric = is_numeric || strcmp(arg, numeric[k]) == 0;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_usage(stdout);
-            return -1;
-        } else if (strcmp(arg, "--tree") == 0) {
-            text = &a->tree;
-        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
-            text = &a->output;
-        } else if (strcmp(arg, "--json") == 0) {
-            text = &a->json;
-        } else if (strcmp(arg, "--compare") == 0) {
-            text = &a->compare;
-        } else if (strcmp(arg, "--device") == 0) {
-            const char *name = kd_cli_option_value(k_cmd, argc, argv, &i);
-            if (!name)
-                return KD_EXIT_USAGE;
-            int device = kd_cli_device_parse(name);
-            if (device < 0)
-                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", name);
-            a->device = (kd_cli_device)device;
-        } else if (strcmp(arg, "--all-pixels") == 0) {
-            a->all_pixels = true;
-        } else if (strcmp(arg, "--quiet") == 0) {
-            a->quiet = true;
-        } else if (is_numeric) {
-            const char *value = kd_cli_option_value(k_cmd, argc, argv, &i);
-            if (!value)
-                return KD_EXIT_USAGE;
-            int bad = numeric_option(arg, value, a, &have_threshold);
-            if (bad)
-                return bad;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
-        } else if (a->scene) {
-            return kd_cli_usage_error(k_cmd, "more than one scene given ('%s' and '%s')", a->scene, arg);
-        } else {
-            a->scene = arg;
-        }
-        if (text && !(*text = kd_cli_option_value(k_cmd, argc, argv, &i)))
-            return KD_EXIT_USAGE;
-    }
-    if (!a->scene)
-        return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd verify SCENE.obj [options])");
-    if (have_threshold && !a->compare)
-        return kd_cli_usage_error(k_cmd, "--compare-threshold needs --compare REF.png");
-    if (a->rays && a->all_pixels)
-        return kd_cli_usage_error(k_cmd, "--rays and --all-pixels exclude each other");
-    return KD_EXIT_OK;
-}
 
 /* ---- Rays ----------------------------------------------------------------- */
 
@@ -286,20 +99,9 @@ typedef struct verify_result {
     bool compared;
     double mean_abs_diff, fraction_over;
     int max_diff;
-    bool gpu_compared;        /* (d) ran: GPU hits against CPU hits */
-    size_t gpu_pixels, gpu_differ;
-    size_t gpu_first_differ;  /* pixel index of the first difference */
-    uint32_t gpu_first_tri, cpu_first_tri;
-    bool invariants_pass, rays_pass, compare_pass, gpu_pass;
+    kd_gpu_hit_check gpu;     /* (d), with --device gpu */
+    bool invariants_pass, rays_pass, compare_pass;
 } verify_result;
-
-static void describe_hit(uint32_t tri, char *text, size_t bytes)
-{
-    if (tri == KD_TRACE_NO_HIT)
-        snprintf(text, bytes, "nothing");
-    else
-        snprintf(text, bytes, "triangle %u", tri);
-}
 
 static void print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
                          const verify_result *r)
@@ -368,19 +170,7 @@ static void print_report(FILE *f, const verify_args *a, const ray_set *set, cons
             fprintf(f, "            - %s: tree hits %s, brute force hits %s\n", where, tree_hit, ref_hit);
         }
     }
-    if (r->gpu_compared) {
-        fprintf(f, "gpu hits    %s  %zu pixels (%dx%d) cast on the GPU and on the CPU through the same "
-                   "tree: %zu hit a different triangle\n",
-                r->gpu_pass ? "PASS" : "FAIL", r->gpu_pixels, cam->width, cam->height, r->gpu_differ);
-        if (r->gpu_differ) {
-            char gpu_hit[32], cpu_hit[32];
-            describe_hit(r->gpu_first_tri, gpu_hit, sizeof gpu_hit);
-            describe_hit(r->cpu_first_tri, cpu_hit, sizeof cpu_hit);
-            fprintf(f, "            - first at pixel (%zu, %zu): GPU hits %s, CPU hits %s\n",
-                    r->gpu_first_differ % (size_t)cam->width, r->gpu_first_differ / (size_t)cam->width,
-                    gpu_hit, cpu_hit);
-        }
-    }
+    kd_verify_print_gpu_hits(f, cam, &r->gpu);
     if (r->compared)
         fprintf(f,
                 "compare     %s  against %s: mean |difference| %.3f per channel (0..255) %s "
@@ -462,14 +252,7 @@ static void write_json(FILE *file, const verify_args *a, const kd_scene *scene, 
         kd_json_end_object(&json);
     }
     kd_json_kv_string(&json, "device", a->device == KD_CLI_DEVICE_GPU ? "gpu" : "cpu");
-    if (r->gpu_compared) {
-        kd_json_key(&json, "gpu_hits");
-        kd_json_begin_object(&json);
-        kd_json_kv_bool(&json, "pass", r->gpu_pass);
-        kd_json_kv_int(&json, "pixels", (int64_t)r->gpu_pixels);
-        kd_json_kv_int(&json, "differing_pixels", (int64_t)r->gpu_differ);
-        kd_json_end_object(&json);
-    }
+    kd_verify_json_gpu_hits(&json, &r->gpu);
     if (a->output)
         kd_json_kv_string(&json, "image", a->output);
     kd_json_kv_bool(&json, "pass", pass);
@@ -509,55 +292,10 @@ static kd_status verification_image(const kd_trace_scene *trace, const kd_camera
     return KD_OK;
 }
 
-/* (d): the verification camera cast on the GPU and on the CPU through the
- * same tree; counts pixels whose hit triangle differs. */
-static kd_status compare_gpu_hits(const kd_scene *scene, const kd_trace_scene *trace,
-                                  const kd_camera *cam, int threads, verify_result *r, kd_error *err)
-{
-    kd_render_buffers gpu_buf, cpu_buf;
-    kd_status st = kd_render_buffers_alloc(&gpu_buf, cam->width, cam->height, err);
-    if (st)
-        return st;
-    st = kd_render_buffers_alloc(&cpu_buf, cam->width, cam->height, err);
-    if (st) {
-        kd_render_buffers_free(&gpu_buf);
-        return st;
-    }
-    kd_gpu_scene *gpu_scene = NULL;
-    st = kd_gpu_scene_upload(&gpu_scene, &scene->tree, scene->tri_verts, scene->mesh.num_triangles, err);
-    if (!st) {
-        kd_gpu_render_stats gpu_stats;
-        st = kd_gpu_render(gpu_scene, cam, 1, &gpu_buf, &gpu_stats, err);
-        kd_gpu_scene_destroy(gpu_scene);
-    }
-    if (!st) {
-        kd_render_options options = {threads, NULL, NULL};
-        kd_render_stats cpu_stats;
-        st = kd_render_cpu(trace, cam, &options, &cpu_buf, &cpu_stats, err);
-    }
-    if (!st) {
-        r->gpu_compared = true;
-        r->gpu_pixels = (size_t)cam->width * (size_t)cam->height;
-        for (size_t p = 0; p < r->gpu_pixels; p++) {
-            if (gpu_buf.tri[p] == cpu_buf.tri[p])
-                continue;
-            if (r->gpu_differ++ == 0) {
-                r->gpu_first_differ = p;
-                r->gpu_first_tri = gpu_buf.tri[p];
-                r->cpu_first_tri = cpu_buf.tri[p];
-            }
-        }
-        r->gpu_pass = r->gpu_differ == 0;
-    }
-    kd_render_buffers_free(&gpu_buf);
-    kd_render_buffers_free(&cpu_buf);
-    return st;
-}
-
 int kd_cmd_verify(int argc, char **argv)
 {
     verify_args a;
-    int code = parse_args(argc, argv, &a);
+    int code = kd_verify_parse_args(argc, argv, &a);
     if (code < 0)
         return KD_EXIT_OK; /* --help */
     if (code != KD_EXIT_OK)
@@ -582,27 +320,15 @@ int kd_cmd_verify(int argc, char **argv)
         }
     }
     kd_scene scene;
-    kd_build_params params;
-    kd_build_params_default(&params);
-    params.num_threads = a.threads;
-    if (kd_scene_prepare_on(&scene, a.scene, a.tree, &params,
-                            gpu ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU, &err)) {
-        kd_cli_error(k_cmd, "%s", err.message);
-        kd_image_free(&reference);
-        return KD_EXIT_FAILURE;
-    }
     kd_camera cam;
-    if (kd_camera_setup(&cam, &a.camera, scene.mesh_bounds, KD_VERIFY_DEFAULT_SIZE,
-                        KD_VERIFY_DEFAULT_SIZE, &err)) {
-        kd_scene_free(&scene);
+    code = kd_cli_scene_and_camera(k_cmd, a.scene, a.tree, a.threads, a.device, &a.camera,
+                                   KD_VERIFY_DEFAULT_SIZE, report, &scene, &cam);
+    if (code >= 0) {
         kd_image_free(&reference);
-        return kd_cli_usage_error(k_cmd, "camera: %s", err.message);
+        return code;
     }
-    if (report) {
-        kd_cli_print_scene(report, a.scene, a.tree, &scene);
-        kd_cli_print_camera(report, &cam);
-        fflush(report);
-    }
+    if (report)
+        fflush(report); /* the scene lines show while the checks run */
 
     verify_result r;
     memset(&r, 0, sizeof r);
@@ -643,7 +369,7 @@ int kd_cmd_verify(int argc, char **argv)
             goto fail;
         r.rays_run = true;
         r.rays_pass = r.rays.num_mismatches == 0;
-        if (gpu && compare_gpu_hits(&scene, &trace, &cam, a.threads, &r, &err))
+        if (gpu && kd_verify_gpu_hits(&scene, &trace, &cam, a.threads, &r.gpu, &err))
             goto fail;
         if (a.output || a.compare) {
             if (verification_image(&trace, &cam, &set, mismatch, a.threads, &shaded, &marked, &err))
@@ -664,7 +390,7 @@ int kd_cmd_verify(int argc, char **argv)
         }
     }
     /* On the GPU, (d) must have run and found no difference. */
-    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass && (!gpu || r.gpu_pass);
+    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass && (!gpu || r.gpu.pass);
     if (report) {
         print_report(report, &a, &set, &cam, &r);
         if (a.compare && !r.compared)

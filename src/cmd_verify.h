@@ -1,0 +1,62 @@
+/* What the parts of scankd verify share: its options, and the GPU-against-CPU
+ * hit check (d) that runs with --device gpu. */
+#ifndef KD_CMD_VERIFY_H
+#define KD_CMD_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "camera.h"
+#include "cli_util.h"
+#include "cmd_render_common.h"
+#include "render_scene.h"
+
+enum {
+    KD_VERIFY_DEFAULT_SIZE = 256,
+    KD_VERIFY_SAMPLE_ABOVE = 100000, /* triangles: beyond this, sample camera rays */
+    KD_VERIFY_DEFAULT_SAMPLE = 10000,
+    KD_VERIFY_DEFAULT_INTERIOR = 4096,
+    KD_COMPARE_PIXEL_K = 8           /* a pixel "differs" past this in some channel */
+};
+#define KD_VERIFY_DEFAULT_THRESHOLD 0.5
+
+typedef struct verify_args {
+    const char *scene, *tree, *output, *json, *compare;
+    kd_camera_request camera;
+    long rays;            /* sampled camera rays; 0: the default for the scene */
+    bool all_pixels;
+    long interior_rays;
+    uint64_t seed;
+    float tolerance;
+    double threshold;
+    int threads;
+    bool quiet;
+    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_verify */
+} verify_args;
+
+/* Parses the command line (cmd_verify_args.c): KD_EXIT_OK, -1 after --help
+ * (usage printed), or KD_EXIT_USAGE (message printed). */
+int kd_verify_parse_args(int argc, char **argv, verify_args *a);
+
+/* (d), in cmd_verify_gpu.c: GPU-cast hits against CPU-cast hits. */
+typedef struct kd_gpu_hit_check {
+    bool compared;            /* (d) ran */
+    size_t pixels, differ;
+    size_t first_differ;      /* pixel index of the first difference */
+    uint32_t gpu_first_tri, cpu_first_tri;
+    bool pass;
+} kd_gpu_hit_check;
+
+/* The camera cast on the GPU and on the CPU (trace, threads workers) through
+ * the scene's tree; counts pixels whose hit triangle differs. */
+kd_status kd_verify_gpu_hits(const kd_scene *scene, const kd_trace_scene *trace,
+                             const kd_camera *cam, int threads, kd_gpu_hit_check *check,
+                             kd_error *err);
+/* The "gpu hits" lines of the text report, and its JSON member; nothing
+ * when the check did not run. */
+void kd_verify_print_gpu_hits(FILE *f, const kd_camera *cam, const kd_gpu_hit_check *check);
+void kd_verify_json_gpu_hits(kd_json *json, const kd_gpu_hit_check *check);
+
+#endif
