@@ -92,26 +92,52 @@ kd_status kd_camera_finish(kd_camera *cam, kd_error *err)
 
 /* Distance from look along the view direction at which every box corner is
  * inside the view (with a 5% margin) and the eye is outside the box. */
-static float framing_distance(kd_aabb bounds, const float look[3], const float f[3],
-                              const float r[3], const float u[3], float tan_x, float tan_y)
+/* The view a framing fits points into: look point, basis and half-angle tangents. */
+typedef struct framing {
+    const float *look, *f, *r, *u;
+    float tan_x, tan_y;
+    float dist, depth_max;   /* running results */
+} framing;
+
+/* Widens the framing so point p is inside the view with a 5% margin. */
+static void framing_fit(framing *fr, const float p[3])
+{
+    float rel[3] = {p[0] - fr->look[0], p[1] - fr->look[1], p[2] - fr->look[2]};
+    float x = dot3(rel, fr->r), y = dot3(rel, fr->u), z = -dot3(rel, fr->f); /* z: toward the eye */
+    float need = z + fmaxf(fabsf(x) / (0.95f * fr->tan_x), fabsf(y) / (0.95f * fr->tan_y));
+    fr->dist = fmaxf(fr->dist, need);
+    fr->depth_max = fmaxf(fr->depth_max, z);
+}
+
+static float box_diagonal(kd_aabb bounds)
 {
     float diag = 0.0f;
     for (int a = 0; a < 3; a++)
         diag += (bounds.hi[a] - bounds.lo[a]) * (bounds.hi[a] - bounds.lo[a]);
-    diag = sqrtf(diag);
+    return sqrtf(diag);
+}
+
+/* Distance from look along the view direction at which the framed points are
+ * inside the view and the eye is outside the box. */
+static float framing_result(const framing *fr, kd_aabb bounds)
+{
+    float diag = box_diagonal(bounds);
     if (!(diag > 0.0f) || !isfinite(diag))
         return 1.0f;
-    float dist = 0.0f, depth_max = -INFINITY;
+    return fmaxf(fr->dist, fr->depth_max + 0.01f * diag);
+}
+
+static float framing_distance(kd_aabb bounds, const float look[3], const float f[3],
+                              const float r[3], const float u[3], float tan_x, float tan_y)
+{
+    framing fr = {look, f, r, u, tan_x, tan_y, 0.0f, -INFINITY};
     for (int c = 0; c < 8; c++) {
-        float rel[3];
+        float corner[3];
         for (int a = 0; a < 3; a++)
-            rel[a] = ((c >> a) & 1 ? bounds.hi[a] : bounds.lo[a]) - look[a];
-        float x = dot3(rel, r), y = dot3(rel, u), z = -dot3(rel, f); /* z: toward the eye */
-        float need = z + fmaxf(fabsf(x) / (0.95f * tan_x), fabsf(y) / (0.95f * tan_y));
-        dist = fmaxf(dist, need);
-        depth_max = fmaxf(depth_max, z);
+            corner[a] = (c >> a) & 1 ? bounds.hi[a] : bounds.lo[a];
+        framing_fit(&fr, corner);
     }
-    return fmaxf(dist, depth_max + 0.01f * diag);
+    return framing_result(&fr, bounds);
 }
 
 kd_status kd_camera_setup(kd_camera *cam, const kd_camera_request *req, kd_aabb bounds,
@@ -200,4 +226,28 @@ int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req
     }
     *i += needed;
     return 1;
+}
+
+kd_status kd_camera_setup_mesh(kd_camera *cam, const kd_camera_request *req, const kd_mesh *mesh,
+                               int default_width, int default_height, kd_error *err)
+{
+    kd_aabb bounds = kd_mesh_bounds(mesh);
+    kd_status st = kd_camera_setup(cam, req, bounds, default_width, default_height, err);
+    if (st || req->has_eye || mesh->num_triangles == 0)
+        return st;
+    /* Same view as kd_camera_setup, but fitted to the triangles' vertices
+     * rather than the box corners, so the object itself fills the frame. */
+    float view[3] = {-k_view_dir[0], -k_view_dir[1], -k_view_dir[2]};
+    float f[3] = {0}, r[3] = {0}, u[3] = {0};
+    if ((st = camera_basis(view, cam->up, f, r, u, err)))
+        return st;
+    float tan_y = tanf(cam->fov_deg * 0.5f * 0.017453292519943295f);
+    float tan_x = tan_y * (float)cam->width / (float)cam->height;
+    framing fr = {cam->look, f, r, u, tan_x, tan_y, 0.0f, -INFINITY};
+    for (uint64_t i = 0; i < 3ull * mesh->num_triangles; i++)
+        framing_fit(&fr, mesh->positions + 3ull * mesh->indices[i]);
+    float dist = framing_result(&fr, bounds);
+    for (int a = 0; a < 3; a++)
+        cam->eye[a] = cam->look[a] - dist * f[a];
+    return kd_camera_finish(cam, err);
 }

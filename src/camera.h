@@ -61,6 +61,12 @@ KD_HD kd_ray kd_camera_ray(const kd_camera *cam, int x, int y)
 kd_status kd_camera_setup(kd_camera *cam, const kd_camera_request *req, kd_aabb bounds,
                           int default_width, int default_height, kd_error *err);
 
+/* As kd_camera_setup, but an automatic eye is placed so that the mesh's
+ * triangles (not just their bounding box) fill the view: the default framing
+ * of the commands. */
+kd_status kd_camera_setup_mesh(kd_camera *cam, const kd_camera_request *req, const kd_mesh *mesh,
+                               int default_width, int default_height, kd_error *err);
+
 /* Derives forward/right/upward from eye, look, up, fov and size. */
 kd_status kd_camera_finish(kd_camera *cam, kd_error *err);
 

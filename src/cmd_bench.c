@@ -339,7 +339,7 @@ int kd_cmd_bench(int argc, char **argv)
         kd_camera cam;
         kd_camera_request req = {0};
         if (!st)
-            st = kd_camera_setup(&cam, &req, kd_mesh_bounds(&mesh), a.width, a.height, &err);
+            st = kd_camera_setup_mesh(&cam, &req, &mesh, a.width, a.height, &err);
         bench_row base = {0};
         if (!st) {
             kd_scene_name(a.scenes[s], base.scene, sizeof base.scene);

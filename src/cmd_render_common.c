@@ -76,7 +76,7 @@ int kd_cli_scene_and_camera(const char *command, const char *obj_path, const cha
         kd_cli_error(command, "%s", err.message);
         return KD_EXIT_FAILURE;
     }
-    if (kd_camera_setup(cam, req, scene->mesh_bounds, default_size, default_size, &err)) {
+    if (kd_camera_setup_mesh(cam, req, &scene->mesh, default_size, default_size, &err)) {
         kd_scene_free(scene);
         return kd_cli_usage_error(command, "camera: %s", err.message);
     }
