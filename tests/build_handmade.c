@@ -151,12 +151,8 @@ static void test_touching_planes(void)
 /* The depth cap is honoured and recorded. */
 static void test_depth_cap(void)
 {
-    bt_rng rng = {12345};
-    uint32_t n = 400;
-    float *v = malloc(9 * sizeof(float) * n);
-    bt_random_scene(&rng, BT_SCENE_SOUP, v, n);
     kd_mesh mesh;
-    bt_mesh_from_soup(&mesh, v, n);
+    bt_random_mesh(&mesh, 12345, BT_SCENE_SOUP, 400);
     kd_build_params p;
     kd_build_params_default(&p);
     for (int cap = 0; cap <= 4; cap += 2) {
@@ -170,11 +166,10 @@ static void test_depth_cap(void)
         CHECK(kd_tree_check_structure(&tree, &err) == KD_OK);
         CHECK(bt_check_exact_overlap(&tree, &mesh) == 0);
         if (cap == 0)
-            CHECK(tree.num_nodes == 1 && kd_node_num_prims(tree.nodes[0]) == n);
+            CHECK(tree.num_nodes == 1 && kd_node_num_prims(tree.nodes[0]) == mesh.num_triangles);
         kd_tree_free(&tree);
     }
     kd_mesh_free(&mesh);
-    free(v);
 }
 
 /* Bad input is refused with a reason, not built over. */
@@ -213,12 +208,8 @@ static void test_invalid_input(void)
 /* Timing phases are reported and add up to no more than the total. */
 static void test_timing(void)
 {
-    bt_rng rng = {777};
-    uint32_t n = 3000;
-    float *v = malloc(9 * sizeof(float) * n);
-    bt_random_scene(&rng, BT_SCENE_MIXED, v, n);
     kd_mesh mesh;
-    bt_mesh_from_soup(&mesh, v, n);
+    bt_random_mesh(&mesh, 777, BT_SCENE_MIXED, 3000);
     kd_build_params p;
     kd_build_params_default(&p);
     kd_tree tree;
@@ -234,7 +225,6 @@ static void test_timing(void)
     CHECK(t.total_ms > 0.0 && sum <= t.total_ms + 1e-6);
     kd_tree_free(&tree);
     kd_mesh_free(&mesh);
-    free(v);
 }
 
 int main(void)

@@ -455,3 +455,12 @@ double bt_sah_cost(const kd_tree *tree, double traversal, double intersect)
 {
     return cost_walk(tree, 0, tree->bounds, traversal, intersect) / area(&tree->bounds);
 }
+
+void bt_random_mesh(kd_mesh *mesh, uint32_t seed, bt_scene_kind kind, uint32_t n)
+{
+    bt_rng rng = {seed};
+    float *verts = malloc(9 * sizeof(float) * n);
+    bt_random_scene(&rng, kind, verts, n);
+    bt_mesh_from_soup(mesh, verts, n);
+    free(verts);
+}

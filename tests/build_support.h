@@ -30,6 +30,9 @@ float bt_rand01(bt_rng *r);
 typedef enum bt_scene_kind { BT_SCENE_SOUP, BT_SCENE_GRID, BT_SCENE_QUADS, BT_SCENE_MIXED } bt_scene_kind;
 void bt_random_scene(bt_rng *r, bt_scene_kind kind, float *verts, uint32_t n);
 
+/* A random scene of n triangles as a soup mesh (seeded; free with kd_mesh_free). */
+void bt_random_mesh(kd_mesh *mesh, uint32_t seed, bt_scene_kind kind, uint32_t n);
+
 /* Exact overlap of a triangle and a closed box (touching counts): a
  * double-precision filter with error margins, big integers when it cannot tell. */
 bool bt_tribox_overlap_exact(const float v0[3], const float v1[3], const float v2[3],

@@ -90,12 +90,8 @@ static bool trees_equal(const kd_tree *a, const kd_tree *b)
 
 int main(void)
 {
-    bt_rng rng = {4242};
-    uint32_t n = 500;
-    float *v = malloc(9 * sizeof(float) * n);
-    bt_random_scene(&rng, BT_SCENE_MIXED, v, n);
     kd_mesh mesh;
-    bt_mesh_from_soup(&mesh, v, n);
+    bt_random_mesh(&mesh, 4242, BT_SCENE_MIXED, 500);
     kd_build_params p;
     kd_build_params_default(&p);
     kd_tree tree;
@@ -171,7 +167,7 @@ int main(void)
     fix_checksum(bad, size);
     expect_reject("leaf range out of bounds", bad, size, "leaf indices");
     memcpy(bad, good, size);
-    put_u32(bad + HEADER + 8ull * tree.num_nodes, n);
+    put_u32(bad + HEADER + 8ull * tree.num_nodes, mesh.num_triangles);
     fix_checksum(bad, size);
     expect_reject("triangle index out of range", bad, size, "triangle");
     memcpy(bad, good, size);
@@ -210,6 +206,5 @@ int main(void)
     free(good);
     kd_tree_free(&tree);
     kd_mesh_free(&mesh);
-    free(v);
     return kd_test_finish("tree_io_roundtrip");
 }

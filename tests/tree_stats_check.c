@@ -81,12 +81,8 @@ static void test_single_leaf(void)
  * the refs count matches the index array. */
 static void test_built_tree(void)
 {
-    bt_rng rng = {99};
-    uint32_t n = 2000;
-    float *v = malloc(9 * sizeof(float) * n);
-    bt_random_scene(&rng, BT_SCENE_MIXED, v, n);
     kd_mesh mesh;
-    bt_mesh_from_soup(&mesh, v, n);
+    bt_random_mesh(&mesh, 99, BT_SCENE_MIXED, 2000);
     kd_build_params p;
     kd_build_params_default(&p);
     kd_tree tree;
@@ -102,7 +98,6 @@ static void test_built_tree(void)
     CHECK(near(s.sah_cost, 1.0 * s.expected_traversal_steps + 5.0 * s.expected_triangle_tests));
     kd_tree_free(&tree);
     kd_mesh_free(&mesh);
-    free(v);
 }
 
 int main(void)
