@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "kd_build.h"
+
 #define KD_GB_HD static __host__ __device__ __forceinline__
 
 #if defined(__CUDA_ARCH__)
@@ -49,41 +51,34 @@ enum { KD_GB_CLIP_MAX = 24 };
 // instead covers the true intersection, which lies between its two ends.
 #define KD_GB_CLIP_GRAZING 0x1p-10
 
-// box holds conservative bounds of the triangle's part inside a parent node
-// (so within the parent's box); on return, conservative bounds of its part
-// inside the closed box cell, within cell. Never smaller than the truth: a
-// triangle touching cell stays inside the returned bounds.
-// Not inlined: only straddling lanes call it, and its double-precision
-// polygon would otherwise weigh on every caller's registers.
-__attribute__((unused)) static __host__ __device__ __noinline__ void
-kd_gb_clip_bounds(const float *v, const float *cell, float *box)
-{
-    // Bounds already inside cell: the triangle's part in the parent lies in
-    // cell, so clipping to cell cannot change it.
-    if (box[0] >= cell[0] && box[1] >= cell[1] && box[2] >= cell[2] && box[3] <= cell[3] &&
-        box[4] <= cell[4] && box[5] <= cell[5])
-        return;
+// The triangle clipped by the faces of cell that it crosses (Sutherland-
+// Hodgman in double precision): pts[cur][0..n). ok = 0 when the polygon
+// outgrew its arrays.
+struct kd_gb_polygon {
     double pts[2][KD_GB_CLIP_MAX][3];
-    float tlo[3], thi[3];
+    int n, cur, ok;
+};
+
+// The triangle's bounds (tlo, thi) and the magnitude its clipping works at.
+KD_GB_HD double kd_gb_clip_prepare(const float *v, const float *cell, float *tlo, float *thi)
+{
     double mag = 0.0;
     for (int k = 0; k < 3; k++) {
         tlo[k] = fminf(v[k], fminf(v[3 + k], v[6 + k]));
         thi[k] = fmaxf(v[k], fmaxf(v[3 + k], v[6 + k]));
-        for (int i = 0; i < 3; i++) {
-            pts[0][i][k] = (double)v[3 * i + k];
+        for (int i = 0; i < 3; i++)
             mag = fmax(mag, fabs((double)v[3 * i + k]));
-        }
         mag = fmax(mag, fmax(fabs((double)cell[k]), fabs((double)cell[3 + k])));
     }
+    return mag;
+}
 
-    // Box, cell and the triangle's own bounds all hold the truth; start from
-    // their intersection.
-    float safe[6];
-    for (int k = 0; k < 3; k++) {
-        safe[k] = fmaxf(fmaxf(box[k], cell[k]), tlo[k]);
-        safe[3 + k] = fminf(fminf(box[3 + k], cell[3 + k]), thi[k]);
-    }
-
+KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
+                                 const float *cell, kd_gb_polygon *poly)
+{
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            poly->pts[0][i][k] = (double)v[3 * i + k];
     int n = 3, cur = 0, ok = 1;
     for (int face = 0; face < 6 && n > 0 && ok; face++) {
         int a = face >> 1, upper = face & 1;
@@ -92,14 +87,14 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
             continue; // the triangle lies on the inner side of this plane
         int m = 0;
         for (int i = 0; i < n && ok; i++) {
-            const double *p = pts[cur][i];
-            const double *q = pts[cur][i + 1 < n ? i + 1 : 0];
+            const double *p = poly->pts[cur][i];
+            const double *q = poly->pts[cur][i + 1 < n ? i + 1 : 0];
             int p_in = upper ? p[a] <= c : p[a] >= c;
             int q_in = upper ? q[a] <= c : q[a] >= c;
             if (p_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
                 for (int k = 0; k < 3; k++)
-                    pts[cur ^ 1][m][k] = p[k];
+                    poly->pts[cur ^ 1][m][k] = p[k];
                 m++;
             }
             if (p_in != q_in) {
@@ -108,7 +103,7 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
                 double len = 0.0;
                 for (int k = 0; k < 3; k++)
                     len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
-                double *o = pts[cur ^ 1][m];
+                double *o = poly->pts[cur ^ 1][m];
                 if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
                     const double *outside = p_in ? q : p;
                     for (int k = 0; k < 3; k++)
@@ -125,36 +120,137 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
         n = m;
         cur ^= 1;
     }
+    poly->n = n;
+    poly->cur = cur;
+    poly->ok = ok;
+}
 
-    if (!ok || n == 0) {
-        // Rounding emptied (or overflowed) the polygon: the box is still safe.
-        for (int k = 0; k < 6; k++)
-            box[k] = safe[k];
-        return;
-    }
+// Bounds [dlo, dhi] of clipped points, widened outward and kept within safe
+// (which holds the truth), into box; safe itself where they say nothing.
+KD_GB_HD void kd_gb_clip_finish(int found, const double *dlo, const double *dhi, double mag,
+                                const float *safe, float *box)
+{
     float widen = (float)KD_GB_DMUL(mag, KD_GB_CLIP_WIDEN);
     float out[6];
-    for (int k = 0; k < 3; k++) {
-        double dlo = pts[cur][0][k], dhi = pts[cur][0][k];
-        for (int i = 1; i < n; i++) {
-            dlo = fmin(dlo, pts[cur][i][k]);
-            dhi = fmax(dhi, pts[cur][i][k]);
-        }
-        out[k] = fmaxf(KD_GB_FSUB((float)dlo, widen), safe[k]);
-        out[3 + k] = fminf(KD_GB_FADD((float)dhi, widen), safe[3 + k]);
-        if (out[k] > out[3 + k]) {
-            for (int j = 0; j < 6; j++)
-                box[j] = safe[j];
-            return;
-        }
+    for (int k = 0; k < 3 && found; k++) {
+        out[k] = fmaxf(KD_GB_FSUB((float)dlo[k], widen), safe[k]);
+        out[3 + k] = fminf(KD_GB_FADD((float)dhi[k], widen), safe[3 + k]);
+        if (out[k] > out[3 + k])
+            found = 0;
     }
     for (int k = 0; k < 6; k++)
-        box[k] = out[k];
+        box[k] = found ? out[k] : safe[k];
+}
+
+// Box, cell and the triangle's own bounds all hold the truth: their
+// intersection is a safe answer when clipping cannot do better.
+KD_GB_HD void kd_gb_clip_safe(const float *box, const float *cell, const float *tlo,
+                              const float *thi, float *safe)
+{
+    for (int k = 0; k < 3; k++) {
+        safe[k] = fmaxf(fmaxf(box[k], cell[k]), tlo[k]);
+        safe[3 + k] = fminf(fminf(box[3 + k], cell[3 + k]), thi[k]);
+    }
+}
+
+// box holds conservative bounds of the triangle's part inside a parent node
+// (so within the parent's box); on return, conservative bounds of its part
+// inside the closed box cell, within cell. Never smaller than the truth: a
+// triangle touching cell stays inside the returned bounds.
+// Not inlined: only straddling lanes call it, and its double-precision
+// polygon would otherwise weigh on every caller's registers.
+__attribute__((unused)) static __host__ __device__ __noinline__ void
+kd_gb_clip_bounds(const float *v, const float *cell, float *box)
+{
+    // Bounds already inside cell: the triangle's part in the parent lies in
+    // cell, so clipping to cell cannot change it.
+    if (box[0] >= cell[0] && box[1] >= cell[1] && box[2] >= cell[2] && box[3] <= cell[3] &&
+        box[4] <= cell[4] && box[5] <= cell[5])
+        return;
+    float tlo[3], thi[3], safe[6];
+    double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
+    kd_gb_clip_safe(box, cell, tlo, thi, safe);
+    kd_gb_polygon poly;
+    kd_gb_clip_to_cell(v, tlo, thi, cell, &poly);
+    double dlo[3], dhi[3];
+    int found = poly.ok && poly.n > 0; // rounding can empty (or overflow) the polygon
+    for (int k = 0; k < 3 && found; k++) {
+        dlo[k] = dhi[k] = poly.pts[poly.cur][0][k];
+        for (int i = 1; i < poly.n; i++) {
+            dlo[k] = fmin(dlo[k], poly.pts[poly.cur][i][k]);
+            dhi[k] = fmax(dhi[k], poly.pts[poly.cur][i][k]);
+        }
+    }
+    kd_gb_clip_finish(found, dlo, dhi, mag, safe, box);
+}
+
+// One clip for both children of a split: box holds conservative bounds of
+// the triangle's part in cell, which splits at pos on axis; child[0] gets
+// bounds of its part in the below child, child[1] in the above one. The
+// polygon is clipped to cell once, then cut by the plane; a grazing edge
+// keeps both its ends on both sides (they enclose the true crossing).
+__attribute__((unused)) static __host__ __device__ __noinline__ void
+kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, float pos,
+                 float (*child)[6])
+{
+    float tlo[3], thi[3], safe[2][6];
+    double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
+    for (int side = 0; side < 2; side++) {
+        float child_cell[6];
+        for (int k = 0; k < 6; k++)
+            child_cell[k] = cell[k];
+        child_cell[side ? axis : 3 + axis] = pos;
+        kd_gb_clip_safe(box, child_cell, tlo, thi, safe[side]);
+    }
+    kd_gb_polygon poly;
+    kd_gb_clip_to_cell(v, tlo, thi, cell, &poly);
+    double dlo[2][3], dhi[2][3];
+    int found[2] = {0, 0};
+    double c = (double)pos;
+    for (int i = 0; poly.ok && i < poly.n; i++) {
+        const double *p = poly.pts[poly.cur][i];
+        const double *q = poly.pts[poly.cur][i + 1 < poly.n ? i + 1 : 0];
+        double cross[3];
+        const double *add[3] = {p, NULL, NULL};
+        if ((p[axis] < c && q[axis] > c) || (p[axis] > c && q[axis] < c)) {
+            double across = KD_GB_DSUB(q[axis], p[axis]);
+            double len = 0.0;
+            for (int k = 0; k < 3; k++)
+                len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
+            if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
+                add[1] = p;
+                add[2] = q;
+            } else {
+                double t = KD_GB_DDIV(KD_GB_DSUB(c, p[axis]), across);
+                for (int k = 0; k < 3; k++)
+                    cross[k] = KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
+                cross[axis] = c;
+                add[1] = cross;
+            }
+        }
+        for (int j = 0; j < 3; j++) {
+            const double *x = add[j];
+            if (!x)
+                continue;
+            // p goes to the sides it lies on; crossing points to both.
+            for (int side = 0; side < 2; side++) {
+                if (j == 0 && !(side ? x[axis] >= c : x[axis] <= c))
+                    continue;
+                for (int k = 0; k < 3; k++) {
+                    dlo[side][k] = found[side] ? fmin(dlo[side][k], x[k]) : x[k];
+                    dhi[side][k] = found[side] ? fmax(dhi[side][k], x[k]) : x[k];
+                }
+                found[side] = 1;
+            }
+        }
+    }
+    for (int side = 0; side < 2; side++)
+        kd_gb_clip_finish(found[side], dlo[side], dhi[side], mag, safe[side], child[side]);
 }
 
 // ---- Surface area heuristic --------------------------------------------------
 struct kd_gb_sah {
-    float traversal, intersect, empty_bonus;
+    float traversal, intersect, empty_bonus, min_empty_fraction;
 };
 
 // pbrt's Bounds3::SurfaceArea.
@@ -168,7 +264,8 @@ KD_GB_HD float kd_gb_box_area(const float *cell)
 }
 
 // pbrt-v4's split cost: traversal + intersect (1 - eb) (pB nB + pA nA), eb the
-// empty bonus when one side is empty; inv_area = 1 / area of cell.
+// empty bonus when one side is empty and spans min_empty_fraction of the cell
+// (as the CPU builder); inv_area = 1 / area of cell.
 KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axis, float pos,
                                 uint32_t num_below, uint32_t num_above, float inv_area)
 {
@@ -180,7 +277,11 @@ KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axi
     float below = KD_GB_FMUL(2.0f, KD_GB_FADD(cap, KD_GB_FMUL(KD_GB_FSUB(pos, cell[axis]), rim)));
     float above = KD_GB_FMUL(2.0f, KD_GB_FADD(cap, KD_GB_FMUL(KD_GB_FSUB(cell[3 + axis], pos), rim)));
     float p_below = KD_GB_FMUL(below, inv_area), p_above = KD_GB_FMUL(above, inv_area);
-    float eb = (num_below == 0 || num_above == 0) ? sah.empty_bonus : 0.0f;
+    float eb = (num_below == 0 || num_above == 0) &&
+                       kd_empty_bonus_applies(cell[axis], cell[3 + axis], pos, num_below == 0,
+                                              sah.min_empty_fraction)
+                   ? sah.empty_bonus
+                   : 0.0f;
     float weighted = KD_GB_FADD(KD_GB_FMUL(p_below, (float)num_below),
                                 KD_GB_FMUL(p_above, (float)num_above));
     return KD_GB_FADD(sah.traversal,

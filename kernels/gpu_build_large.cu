@@ -139,6 +139,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     pp.sah.traversal = o->params.traversal_cost;
     pp.sah.intersect = o->params.intersect_cost;
     pp.sah.empty_bonus = o->params.empty_bonus;
+    pp.sah.min_empty_fraction = o->params.min_empty_fraction;
     pp.small_threshold = threshold;
     pp.max_bad_refines = (uint32_t)o->params.max_bad_refines;
 

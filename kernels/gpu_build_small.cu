@@ -32,28 +32,43 @@ namespace {
 
 using namespace kd_gb_small;
 
-// Writes the members of one child: their bounds in the parent, clipped to the
-// child's box where they straddle the plane.
+// Writes the members of the children that go on as tasks: their bounds in
+// the parent, clipped once for both children where they straddle the plane.
 KD_GB_HD void write_child_members(const small_args &g, const workspace *ws,
                                   const kd_gb_small_root &root, const task &t, const decision &d,
-                                  int side, const float *cell, uint32_t at, uint32_t lane,
-                                  uint32_t lanes)
+                                  const int *goes_on, const uint32_t *at, uint32_t m,
+                                  uint32_t lane, uint32_t lanes)
 {
-    unsigned long long mine = side ? d.above : d.below;
-    unsigned long long both = d.above & d.below;
-    for (uint32_t i = lane; i < MAXR; i += lanes) {
-        if (!((mine >> i) & 1ull))
+    for (uint32_t c = lane; c < m; c += lanes) {
+        uint32_t i = ws->member[c];
+        unsigned long long bit = 1ull << i, before = bit - 1ull;
+        int below = goes_on[0] && (d.below & bit), above = goes_on[1] && (d.above & bit);
+        if (!below && !above)
             continue;
-        uint32_t c = (uint32_t)kd_gb_popc64(t.mask & ((1ull << i) - 1ull));
-        member_box box;
+        float box[6], child[2][6];
         for (int a = 0; a < 3; a++) {
-            box.v[a] = ws->lo[a][c];
-            box.v[3 + a] = ws->hi[a][c];
+            box[a] = ws->lo[a][c];
+            box[3 + a] = ws->hi[a][c];
         }
-        if ((both >> i) & 1ull)
-            kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)g.refs.tri[root.ref_start + i], cell,
-                              box.v);
-        g.arena[at + (uint32_t)kd_gb_popc64(mine & ((1ull << i) - 1ull))] = box;
+        if ((d.below & d.above & bit) != 0) {
+            kd_gb_clip_split(g.tri_verts + 9 * (size_t)g.refs.tri[root.ref_start + i], t.cell,
+                             box, d.axis, d.pos, child);
+        } else {
+            for (int k = 0; k < 6; k++)
+                child[0][k] = child[1][k] = box[k];
+        }
+        if (below) {
+            member_box out;
+            for (int k = 0; k < 6; k++)
+                out.v[k] = child[0][k];
+            g.arena[at[0] + (uint32_t)kd_gb_popc64(d.below & before)] = out;
+        }
+        if (above) {
+            member_box out;
+            for (int k = 0; k < 6; k++)
+                out.v[k] = child[1][k];
+            g.arena[at[1] + (uint32_t)kd_gb_popc64(d.above & before)] = out;
+        }
     }
 }
 
@@ -117,7 +132,7 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
 {
     const task t = g.tasks[index];
     if (t.bounds_at == KD_GB_DEAD_TASK)
-        return; // its pool record is already marked dead
+        return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
     uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
     decision d;
     d.leaf = 1;
@@ -140,27 +155,34 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
         }
         return;
     }
-    // Slots for the two children and their members' bounds.
-    uint32_t num_below = (uint32_t)kd_gb_popc64(d.below), num_above = (uint32_t)kd_gb_popc64(d.above);
-    uint32_t slot = 0, at = 0;
+    // A child that will be a leaf (the rules of process_task, known here) is
+    // written as one at once: its task slot stays dead and its members need
+    // neither bounds nor clipping.
+    float cells[2][6];
+    uint32_t counts[2] = {(uint32_t)kd_gb_popc64(d.below), (uint32_t)kd_gb_popc64(d.above)};
+    int goes_on[2];
+    uint32_t num_members = 0;
+    for (int side = 0; side < 2; side++) {
+        kd_gb_child_cell(t.cell, d.axis, d.pos, side, cells[side]);
+        goes_on[side] = counts[side] > g.max_leaf_prims && (int)t.depth + 1 < g.max_depth &&
+                        kd_gb_box_area(cells[side]) > 0.0f;
+        num_members += goes_on[side] ? counts[side] : 0;
+    }
+    uint32_t slot = 0, base = 0;
     if (lane == 0)
-        reserve(g, res, num_below + num_above, &slot, &at);
+        reserve(g, res, num_members, &slot, &base);
 #if defined(__CUDA_ARCH__)
     slot = __shfl_sync(0xffffffffu, slot, 0);
-    at = __shfl_sync(0xffffffffu, at, 0);
+    base = __shfl_sync(0xffffffffu, base, 0);
 #endif
-    if ((size_t)slot + 2 > g.task_capacity || (size_t)at + num_below + num_above > g.arena_capacity) {
+    if ((size_t)slot + 2 > g.task_capacity || (size_t)base + num_members > g.arena_capacity) {
         if (lane == 0)
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
         return;
     }
     const kd_gb_small_root root = g.roots[t.root];
-    float cells[2][6];
-    for (int side = 0; side < 2; side++) {
-        kd_gb_child_cell(t.cell, d.axis, d.pos, side, cells[side]);
-        write_child_members(g, ws, root, t, d, side, cells[side], side ? at + num_below : at,
-                            lane, lanes);
-    }
+    uint32_t at[2] = {base, base + (goes_on[0] ? counts[0] : 0)};
+    write_child_members(g, ws, root, t, d, goes_on, at, m, lane, lanes);
     if (lane != 0)
         return;
     node.kind = (uint32_t)d.axis;
@@ -175,11 +197,22 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
         c.root = t.root;
         c.pool_id = node.a + (uint32_t)side;
         c.parent = t.pool_id;
-        c.bounds_at = side ? at + num_below : at;
+        c.bounds_at = goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
         c.depth = (uint16_t)(t.depth + 1);
         c.bad_refines = (uint16_t)d.bad_refines;
         c.allowance = d.allowance;
         g.tasks[slot + (uint32_t)side] = c;
+        if (!goes_on[side]) {
+            kd_gb_pool_node leaf;
+            leaf.kind = KD_GB_POOL_LEAF_MASK;
+            leaf.split = 0.0f;
+            leaf.a = t.root;
+            leaf.b = 0;
+            leaf.mask = c.mask;
+            leaf.parent = t.pool_id;
+            leaf.depth = c.depth;
+            g.pool[c.pool_id] = leaf;
+        }
     }
     g.pool[t.pool_id] = node;
 }
@@ -244,11 +277,20 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, 6) wave_kernel(small_arg
         bury(g, res.task_next, res.task_end);
 }
 
-// Between waves: the next wave is every task appended by this one.
-__global__ void next_wave_kernel(kd_gb_scalars *scalars)
+// Between waves: the next wave is every task appended by this one. Slots are
+// taken in chunks, so the count can pass the array's end without any split
+// having failed to fit: that too voids the run (the host grows the arrays).
+KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity)
 {
+    if (scalars->task_count > task_capacity)
+        scalars->pool_overflow = 1;
     scalars->wave_begin = scalars->wave_end;
     scalars->wave_end = scalars->task_count;
+}
+
+__global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity)
+{
+    next_wave(scalars, task_capacity);
 }
 
 } // namespace
@@ -280,6 +322,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     g.sah.traversal = o->params.traversal_cost;
     g.sah.intersect = o->params.intersect_cost;
     g.sah.empty_bonus = o->params.empty_bonus;
+    g.sah.min_empty_fraction = o->params.min_empty_fraction;
     g.max_depth = s->max_depth;
     g.max_leaf_prims = o->params.max_leaf_prims < 0 ? 0u : (uint32_t)o->params.max_leaf_prims;
     g.max_bad_refines = (uint32_t)o->params.max_bad_refines;
@@ -335,8 +378,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                 for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
                     process_task(g, ws, &res, i, 0, 1);
                 bury(g, res.task_next, res.task_end);
-                scalars->wave_begin = scalars->wave_end;
-                scalars->wave_end = scalars->task_count;
+                next_wave(scalars, g.task_capacity);
             }
             free(ws);
         } else {
@@ -349,11 +391,17 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             KD_GB_TRY(kd_gb_cuda(err, cudaGetDevice(&device), "cudaGetDevice"));
             KD_GB_TRY(kd_gb_cuda(err, cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device),
                                  "cudaDeviceGetAttribute"));
-            uint32_t blocks = (uint32_t)num_sms * 8;
+            // Exactly the blocks that fit at once: a partial second round of
+            // blocks would leave most of the GPU idle while it finishes.
+            int per_sm = 0;
+            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                          &per_sm, wave_kernel, 32 * WARPS_PER_BLOCK, 0),
+                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+            uint32_t blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
             for (uint32_t w = 0; w < waves; w++) {
                 wave_kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, b->stream>>>(g);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
-                next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars);
+                next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars, g.task_capacity);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
             }
         }

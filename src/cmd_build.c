@@ -38,6 +38,8 @@ static void print_help(void)
            "  --traversal-cost C       SAH cost of a traversal step (1)\n"
            "  --intersect-cost C       SAH cost of a triangle test (5)\n"
            "  --empty-bonus B          SAH bonus in [0, 1] for a split with an empty side (0.5)\n"
+           "  --min-empty-fraction F   beyond pbrt: the bonus only for an empty side spanning at\n"
+           "                           least F of the node along the axis (%g; 0: pbrt's rule)\n"
            "  --max-depth D            depth cap, 0..%u (8 + 1.3 floor(log2 N), rounded)\n"
            "  --max-bad-refines N      leaf once N splits on the path cost more than a leaf (3)\n"
            "  --bad-cost-ratio R       leaf when the best split costs over R x the leaf... (4)\n"
@@ -64,7 +66,7 @@ static void print_help(void)
            "\n"
            "Exit status: 0 success, 1 failure (--device gpu without a CUDA device included),\n"
            "2 usage error.\n",
-           KD_REDUCE_NUM_VARIANTS - 1, KD_TREE_DEPTH_LIMIT);
+           (double)KD_DEFAULT_MIN_EMPTY_FRACTION, KD_TREE_DEPTH_LIMIT, KD_REDUCE_NUM_VARIANTS - 1);
 }
 
 typedef struct build_options {
@@ -151,6 +153,11 @@ static int parse_args(int argc, char **argv, build_options *o)
                 return kd_cli_usage_error(k_cmd, "--empty-bonus takes a number in [0, 1], not '%s'",
                                           value);
             o->params.empty_bonus = f;
+        } else if (strcmp(arg, "--min-empty-fraction") == 0) {
+            if (!kd_parse_float(value, &f) || f < 0.0f || f > 1.0f)
+                return kd_cli_usage_error(k_cmd, "--min-empty-fraction takes a number in [0, 1], "
+                                          "not '%s'", value);
+            o->params.min_empty_fraction = f;
         } else if (strcmp(arg, "--max-depth") == 0) {
             if (!kd_parse_int(value, 0, KD_TREE_DEPTH_LIMIT, &n))
                 return kd_cli_usage_error(k_cmd, "--max-depth takes an integer 0..%u, not '%s'",
@@ -257,6 +264,7 @@ static void write_json(kd_json *json, const build_options *o, const kd_mesh *mes
     kd_json_kv_number(json, "traversal_cost", p->traversal_cost);
     kd_json_kv_number(json, "intersect_cost", p->intersect_cost);
     kd_json_kv_number(json, "empty_bonus", p->empty_bonus);
+    kd_json_kv_number(json, "min_empty_fraction", p->min_empty_fraction);
     kd_json_kv_int(json, "max_depth", kd_build_max_depth(p, mesh->num_triangles));
     kd_json_kv_int(json, "max_bad_refines", p->max_bad_refines);
     kd_json_kv_number(json, "bad_cost_ratio", p->bad_cost_ratio);
@@ -383,9 +391,10 @@ int kd_cmd_build(int argc, char **argv)
                    (int)gpu->opts.reduce_variant, kd_reduce_variant_name(gpu->opts.reduce_variant));
         else
             printf("built on the CPU (exact SAH; ");
-        printf("traversal %g, intersect %g, empty bonus %g, depth cap %u)\n",
+        printf("traversal %g, intersect %g, empty bonus %g for empty sides >= %g of the node, "
+               "depth cap %u)\n",
                o.params.traversal_cost, o.params.intersect_cost, o.params.empty_bonus,
-               tree.max_depth);
+               o.params.min_empty_fraction, tree.max_depth);
         kd_tree_stats_print(stdout, &stats, &timing);
         if (gpu && gpu->opts.profile)
             print_gpu_profile(&gpu->profile);

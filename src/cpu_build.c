@@ -311,11 +311,12 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
         memset(timing, 0, sizeof *timing);
     if (!(params->traversal_cost >= 0.0f) || !(params->intersect_cost > 0.0f) ||
         !(params->empty_bonus >= 0.0f && params->empty_bonus <= 1.0f) ||
+        !(params->min_empty_fraction >= 0.0f && params->min_empty_fraction <= 1.0f) ||
         params->max_bad_refines < 1 || !(params->bad_cost_ratio > 0.0f) ||
         !(params->max_duplication <= 0.0f || params->max_duplication >= 1.0f))
         return kd_error_set(err, KD_ERR_INVALID,
                             "build parameters out of range (traversal >= 0, intersect > 0, "
-                            "0 <= empty bonus <= 1, bad refines >= 1, cost ratio > 0, "
+                            "0 <= empty bonus <= 1, 0 <= min empty fraction <= 1, bad refines >= 1, cost ratio > 0, "
                             "duplication bound 0 or >= 1)");
     int max_depth = kd_build_max_depth(params, mesh->num_triangles);
     int workers = params->num_threads > 0 ? params->num_threads : kd_parallel_num_cores();

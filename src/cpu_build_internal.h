@@ -127,6 +127,8 @@ typedef struct kd_sah_axis {
     double side;    /* perimeter factor of the other faces: 2 (db + dc) */
     double inv_area;
     double traversal, intersect, empty_bonus;
+    float box_lo, box_hi;  /* the node's extent along the axis, as floats */
+    float min_empty_fraction;
 } kd_sah_axis;
 
 /* Surface area of a box (0 for an empty or degenerate one). */
@@ -152,15 +154,23 @@ static inline void kd_sah_axis_init(kd_sah_axis *s, const kd_aabb *box, int axis
     s->traversal = params->traversal_cost;
     s->intersect = params->intersect_cost;
     s->empty_bonus = params->empty_bonus;
+    s->box_lo = box->lo[axis];
+    s->box_hi = box->hi[axis];
+    s->min_empty_fraction = params->min_empty_fraction;
 }
 
 /* pbrt's split cost: traversal + intersect (1 - eb) (pL nL + pR nR), with the
- * empty bonus eb only when one side holds no triangle. */
+ * empty bonus eb only when one side holds no triangle and spans at least
+ * min_empty_fraction of the node (kd_empty_bonus_applies). */
 static inline double kd_sah_axis_cost(const kd_sah_axis *s, float pos, uint32_t nl, uint32_t nr)
 {
     double area_l = s->cap + s->side * ((double)pos - s->lo);
     double area_r = s->cap + s->side * (s->hi - (double)pos);
-    double eb = (nl == 0 || nr == 0) ? s->empty_bonus : 0.0;
+    double eb = (nl == 0 || nr == 0) &&
+                        kd_empty_bonus_applies(s->box_lo, s->box_hi, pos, nl == 0,
+                                               s->min_empty_fraction)
+                    ? s->empty_bonus
+                    : 0.0;
     return s->traversal +
            s->intersect * (1.0 - eb) * (area_l * (double)nl + area_r * (double)nr) * s->inv_area;
 }

@@ -89,6 +89,7 @@ static kd_status check_options(const kd_gpu_build_options *o, kd_error *err)
                             (int)o->reduce_variant);
     if (!(p->traversal_cost >= 0.0f) || !(p->intersect_cost > 0.0f) ||
         !(p->empty_bonus >= 0.0f && p->empty_bonus <= 1.0f) || p->max_bad_refines < 1 ||
+        !(p->min_empty_fraction >= 0.0f && p->min_empty_fraction <= 1.0f) ||
         p->max_leaf_prims < 0 || !(p->bad_cost_ratio > 0.0f))
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: build parameters out of range");
     return KD_OK;

@@ -8,6 +8,7 @@ void kd_build_params_default(kd_build_params *params)
     params->traversal_cost = 1.0f;
     params->intersect_cost = 5.0f;
     params->empty_bonus = 0.5f;
+    params->min_empty_fraction = KD_DEFAULT_MIN_EMPTY_FRACTION;
     params->max_depth = -1;
     params->max_bad_refines = 3;
     params->max_prims_in_leaf_for_cost_cutoff = 16;

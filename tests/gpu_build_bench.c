@@ -5,7 +5,7 @@
  * in-build reduction profile over every rung of the ladder.
  *
  *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
- *                   [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ typedef struct bench_opts {
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
+                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -212,7 +212,13 @@ int main(int argc, char **argv)
             if (s < 0)
                 return usage();
             bo.build.large_split = (kd_large_split)s;
-        } else if (strcmp(argv[i], "--reduce-profile") == 0)
+        } else if (strcmp(argv[i], "--min-empty-fraction") == 0 && i + 1 < argc)
+            bo.build.params.min_empty_fraction = (float)atof(argv[++i]);
+        else if (strcmp(argv[i], "--max-refs") == 0 && i + 1 < argc)
+            bo.build.max_refs_per_triangle = (float)atof(argv[++i]);
+        else if (strcmp(argv[i], "--bins") == 0 && i + 1 < argc)
+            bo.build.sah_bins = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--reduce-profile") == 0)
             bo.reduce_profile = 1;
         else if (strcmp(argv[i], "--no-cpu") == 0)
             bo.cpu = 0;
