@@ -106,6 +106,123 @@ __global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint
             atomicAdd(&global_bins[j], tile_bins[j]);
 }
 
+// The SAH choice with a warp per node: the lanes cost the bin boundaries in
+// parallel (the counts by warp prefix sums), and the cheapest candidate wins
+// with ties to the first in kd_gb_choose_sah's serial order (empty cuts, then
+// boundaries, axis by axis), so the choice is the emulation's. A thread per
+// node left the top levels, with a handful of nodes, to a few busy threads.
+__device__ __forceinline__ void consider_id(const kd_gb_choose_sah &f, const float *cell, int a,
+                                            float pos, uint32_t below, uint32_t above,
+                                            float inv_area, uint32_t id, float *best,
+                                            uint32_t *best_id, int *best_axis, float *best_pos)
+{
+    if (!(cell[a] < pos && pos < cell[3 + a]))
+        return;
+    float cost = kd_gb_split_cost(f.sah, cell, a, pos, below, above, inv_area);
+    if (!(cost < INFINITY))
+        return; // as the serial choice, which takes only costs below its start
+    if (cost < *best || (cost == *best && id < *best_id)) {
+        *best = cost;
+        *best_id = id;
+        *best_axis = a;
+        *best_pos = pos;
+    }
+}
+
+__global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
+{
+    uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
+    if (k >= num_nodes)
+        return; // whole warps: the block size is a multiple of 32
+    const kd_gb_large_node &node = f.nodes[k];
+    float area = kd_gb_box_area(node.cell);
+    float best = INFINITY, best_pos = 0.0f;
+    uint32_t best_id = KD_GB_NONE;
+    int best_axis = -1;
+    if (!f.force_leaf && (int)node.depth < f.max_depth && area > 0.0f) {
+        float inv_area = KD_GB_FDIV(1.0f, area);
+        const float *t = f.tight + 6 * (size_t)k;
+        uint32_t n = node.ref_count, per_axis = (uint32_t)f.num_bins + 1u;
+        for (int a = 0; a < 3; a++) {
+            float ext = KD_GB_FSUB(t[3 + a], t[a]);
+            if (!(ext > 0.0f))
+                continue;
+            const uint32_t *lo_bins = f.bins + ((size_t)k * 3 + a) * 2 * f.num_bins;
+            const uint32_t *hi_bins = lo_bins + f.num_bins;
+            uint32_t id0 = (uint32_t)a * per_axis;
+            if (lane == 0) {
+                float cell_ext = KD_GB_FSUB(node.cell[3 + a], node.cell[a]);
+                float min_gap = KD_GB_FMUL(f.empty_ratio, cell_ext);
+                if (KD_GB_FSUB(t[a], node.cell[a]) >= min_gap)
+                    consider_id(f, node.cell, a, nextafterf(t[a], -INFINITY), 0, n, inv_area, id0,
+                                &best, &best_id, &best_axis, &best_pos);
+                if (KD_GB_FSUB(node.cell[3 + a], t[3 + a]) >= min_gap)
+                    consider_id(f, node.cell, a, nextafterf(t[3 + a], INFINITY), n, 0, inv_area,
+                                id0 + 1, &best, &best_id, &best_axis, &best_pos);
+            }
+            // Boundary j (1..num_bins-1): below counts lower bounds in bins
+            // < j, above the upper bounds not in them.
+            uint32_t carry_lo = 0, carry_hi = 0;
+            for (int first = 1; first < f.num_bins; first += 32) {
+                int j = first + (int)lane;
+                uint32_t in_lo = j < f.num_bins ? lo_bins[j - 1] : 0u;
+                uint32_t in_hi = j < f.num_bins ? hi_bins[j - 1] : 0u;
+                for (int d = 1; d < 32; d <<= 1) {
+                    uint32_t up_lo = __shfl_up_sync(0xffffffffu, in_lo, d);
+                    uint32_t up_hi = __shfl_up_sync(0xffffffffu, in_hi, d);
+                    if ((int)lane >= d) {
+                        in_lo += up_lo;
+                        in_hi += up_hi;
+                    }
+                }
+                if (j < f.num_bins) {
+                    float pos = KD_GB_FADD(
+                        t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)f.num_bins));
+                    consider_id(f, node.cell, a, pos, carry_lo + in_lo, n - (carry_hi + in_hi),
+                                inv_area, id0 + 1u + (uint32_t)j, &best, &best_id, &best_axis,
+                                &best_pos);
+                }
+                carry_lo += __shfl_sync(0xffffffffu, in_lo, 31);
+                carry_hi += __shfl_sync(0xffffffffu, in_hi, 31);
+            }
+        }
+    }
+    float wbest = best;
+    uint32_t wid = best_id;
+    for (int d = 16; d > 0; d >>= 1) {
+        float oc = __shfl_xor_sync(0xffffffffu, wbest, d);
+        uint32_t oid = __shfl_xor_sync(0xffffffffu, wid, d);
+        if (oc < wbest || (oc == wbest && oid < wid)) {
+            wbest = oc;
+            wid = oid;
+        }
+    }
+    // The lane that found the winner hands over its plane.
+    unsigned owner = __ballot_sync(0xffffffffu, best_id == wid && wid != KD_GB_NONE);
+    int src = owner ? __ffs(owner) - 1 : 0;
+    best_axis = __shfl_sync(0xffffffffu, best_axis, src);
+    best_pos = __shfl_sync(0xffffffffu, best_pos, src);
+    if (lane == 0) {
+        kd_gb_split_choice c;
+        c.axis = owner ? best_axis : -1;
+        c.pos = owner ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
+        f.choice[k] = c;
+    }
+}
+
+kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_sah &f, uint32_t num_nodes,
+                         kd_error *err)
+{
+    if (num_nodes == 0)
+        return KD_OK;
+    if (b->host)
+        return kd_gb_map(b, num_nodes, f, "choosing SAH splits", err);
+    enum { WARPS = 4 };
+    uint32_t blocks = (num_nodes + WARPS - 1) / WARPS;
+    choose_sah_kernel<<<blocks, 32 * WARPS, 0, b->stream>>>(f, num_nodes);
+    return kd_gb_cuda(err, cudaGetLastError(), "choosing SAH splits");
+}
+
 kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
 {
     if (n == 0)
@@ -191,7 +308,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             KD_GB_TRY(run_binning(b, bin, num_refs, err));
             kd_gb_choose_sah choose = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf,
                                         o->empty_space_ratio};
-            KD_GB_TRY(kd_gb_map(b, num_nodes, choose, "choosing SAH splits", err));
+            KD_GB_TRY(run_choose_sah(b, choose, num_nodes, err));
         } else {
             kd_gb_choose_median choose = {nodes, tight, choice, s->max_depth, force_leaf,
                                           o->empty_space_ratio};

@@ -25,3 +25,7 @@ kd_add_test(NAME tree_stats_check LABELS cpu
 kd_add_test(NAME build_cli LABELS cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/build_cli.c)
 target_compile_definitions(build_cli PRIVATE KD_SCANKD_EXE="$<TARGET_FILE:scankd>")
 add_dependencies(build_cli scankd)
+
+# The empty-bonus rule beyond pbrt, in the CPU builder and the emulated GPU builder.
+kd_add_test(NAME build_empty_rule LABELS cpu
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/build_empty_rule.c)

@@ -97,11 +97,15 @@ static void test_memory(void)
     /* Recover without the cap; then repeated builds stay within the builder's
      * own accounting (nothing leaks outside it) and its arrays stop growing
      * beyond one headroom step: the small stage takes slots in chunks, so its
-     * fill varies a little from build to build and may grow an array once. */
+     * fill varies a little from build to build and may grow an array once.
+     * Measured after three warm-up builds; a grown array may also round up to
+     * the allocator's 2 MiB pages, which the accounting does not see. */
     o.max_device_bytes = 0;
     kd_tree first, again;
     CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
     CHECK(kd_gpu_builder_download(b, &first, &err) == KD_OK);
+    for (int i = 0; i < 3; i++)
+        CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
     size_t held = kd_gpu_builder_device_bytes(b), free0 = 0, free1 = 0, total = 0;
     CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
     for (int i = 0; i < 5; i++)
@@ -112,7 +116,8 @@ static void test_memory(void)
     printf("repeated builds: builder held %zu bytes, then %zu\n", held, held_after);
     CHECK_MSG(held_after >= held && held_after <= held + held / 4, "held %zu, then %zu", held,
               held_after);
-    CHECK_MSG(free1 + (held_after - held) + (1u << 20) >= free0,
+    size_t slack = held_after == held ? (size_t)1 << 20 : (size_t)8 << 20;
+    CHECK_MSG(free1 + (held_after - held) + slack >= free0,
               "device free memory fell from %zu to %zu, more than the builder's growth %zu",
               free0, free1, held_after - held);
     CHECK(gb_trees_equal(&first, &again));
