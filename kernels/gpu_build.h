@@ -57,7 +57,7 @@ typedef struct kd_gpu_build_options {
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
- * empty space 0.25, budget 8 references per triangle (not binding below
+ * empty space 0.25, budget 10 references per triangle (not binding below
  * 65536 references in all), reduction rung 5 (shuffles), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
 

@@ -259,7 +259,7 @@ struct init_arena {
 // Blocks of four warps, at least KD_GB_WAVE_MIN_BLOCKS per SM (registers
 // capped to fit), hide the latency of the global loads a node makes.
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 4 // measured: 6 spilled registers and ran 20-25% slower
+#define KD_GB_WAVE_MIN_BLOCKS 3 // measured: 6 spilled and ran 20-25% slower, 4 spilled a little
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
