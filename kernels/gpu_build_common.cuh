@@ -270,6 +270,26 @@ static __host__ __device__ __forceinline__ int kd_gb_popc64(unsigned long long x
 #endif
 }
 
+#if defined(__CUDACC__)
+// The warp's cheapest candidate: each lane brings its best (cost, id), ids
+// KD_GB_NONE for none; every lane leaves with the winner's, ties to the lower
+// id. Returns the lane that holds the winner, or -1 when no lane had one.
+static __device__ __forceinline__ int kd_gb_warp_argmin(float *cost, uint32_t *id)
+{
+    uint32_t mine = *id;
+    for (int d = 16; d > 0; d >>= 1) {
+        float other_cost = __shfl_xor_sync(0xffffffffu, *cost, d);
+        uint32_t other_id = __shfl_xor_sync(0xffffffffu, *id, d);
+        if (other_cost < *cost || (other_cost == *cost && other_id < *id)) {
+            *cost = other_cost;
+            *id = other_id;
+        }
+    }
+    unsigned owner = __ballot_sync(0xffffffffu, mine == *id && *id != KD_GB_NONE);
+    return owner ? __ffs(owner) - 1 : -1;
+}
+#endif
+
 // ---- Primitives (gpu_build_prims.cu): device launchers or CPU loops ---------
 kd_status kd_gb_reduce_bounds(kd_gpu_builder *b, kd_reduce_variant variant, const kd_gb_refs *refs,
                               uint32_t n, float *d_out_box, kd_error *err);

@@ -150,15 +150,11 @@ __global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
             const uint32_t *lo_bins = f.bins + ((size_t)k * 3 + a) * 2 * f.num_bins;
             const uint32_t *hi_bins = lo_bins + f.num_bins;
             uint32_t id0 = (uint32_t)a * per_axis;
-            if (lane == 0) {
-                float cell_ext = KD_GB_FSUB(node.cell[3 + a], node.cell[a]);
-                float min_gap = KD_GB_FMUL(f.empty_ratio, cell_ext);
-                if (KD_GB_FSUB(t[a], node.cell[a]) >= min_gap)
-                    consider_id(f, node.cell, a, nextafterf(t[a], -INFINITY), 0, n, inv_area, id0,
-                                &best, &best_id, &best_axis, &best_pos);
-                if (KD_GB_FSUB(node.cell[3 + a], t[3 + a]) >= min_gap)
-                    consider_id(f, node.cell, a, nextafterf(t[3 + a], INFINITY), n, 0, inv_area,
-                                id0 + 1, &best, &best_id, &best_axis, &best_pos);
+            for (int upper = 0; lane == 0 && upper < 2; upper++) {
+                float pos;
+                if (f.empty_cut(node.cell, t, a, upper, &pos))
+                    consider_id(f, node.cell, a, pos, upper ? n : 0, upper ? 0 : n, inv_area,
+                                id0 + (uint32_t)upper, &best, &best_id, &best_axis, &best_pos);
             }
             // Boundary j (1..num_bins-1): below counts lower bounds in bins
             // < j, above the upper bounds not in them.
@@ -176,36 +172,23 @@ __global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
                     }
                 }
                 if (j < f.num_bins) {
-                    float pos = KD_GB_FADD(
-                        t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)f.num_bins));
-                    consider_id(f, node.cell, a, pos, carry_lo + in_lo, n - (carry_hi + in_hi),
-                                inv_area, id0 + 1u + (uint32_t)j, &best, &best_id, &best_axis,
-                                &best_pos);
+                    consider_id(f, node.cell, a, f.boundary(t, a, ext, j), carry_lo + in_lo,
+                                n - (carry_hi + in_hi), inv_area, id0 + 1u + (uint32_t)j, &best,
+                                &best_id, &best_axis, &best_pos);
                 }
                 carry_lo += __shfl_sync(0xffffffffu, in_lo, 31);
                 carry_hi += __shfl_sync(0xffffffffu, in_hi, 31);
             }
         }
     }
-    float wbest = best;
-    uint32_t wid = best_id;
-    for (int d = 16; d > 0; d >>= 1) {
-        float oc = __shfl_xor_sync(0xffffffffu, wbest, d);
-        uint32_t oid = __shfl_xor_sync(0xffffffffu, wid, d);
-        if (oc < wbest || (oc == wbest && oid < wid)) {
-            wbest = oc;
-            wid = oid;
-        }
-    }
     // The lane that found the winner hands over its plane.
-    unsigned owner = __ballot_sync(0xffffffffu, best_id == wid && wid != KD_GB_NONE);
-    int src = owner ? __ffs(owner) - 1 : 0;
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src);
+    int src = kd_gb_warp_argmin(&best, &best_id);
+    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
+    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
     if (lane == 0) {
         kd_gb_split_choice c;
-        c.axis = owner ? best_axis : -1;
-        c.pos = owner ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
+        c.axis = src >= 0 ? best_axis : -1;
+        c.pos = src >= 0 ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
         f.choice[k] = c;
     }
 }

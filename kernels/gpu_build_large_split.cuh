@@ -108,6 +108,23 @@ struct kd_gb_choose_sah {
     int force_leaf;
     float empty_ratio;
 
+    // Whether the empty slab below (upper = 0) or above the references on
+    // axis a is wide enough to cut off; *pos gets its plane.
+    __host__ __device__ bool empty_cut(const float *cell, const float *t, int a, int upper,
+                                       float *pos) const
+    {
+        float min_gap = KD_GB_FMUL(empty_ratio, KD_GB_FSUB(cell[3 + a], cell[a]));
+        *pos = upper ? nextafterf(t[3 + a], INFINITY) : nextafterf(t[a], -INFINITY);
+        return upper ? KD_GB_FSUB(cell[3 + a], t[3 + a]) >= min_gap
+                     : KD_GB_FSUB(t[a], cell[a]) >= min_gap;
+    }
+
+    // Bin boundary j (1..num_bins-1) of the tight box's extent ext on axis a.
+    __host__ __device__ float boundary(const float *t, int a, float ext, int j) const
+    {
+        return KD_GB_FADD(t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)num_bins));
+    }
+
     __host__ __device__ void consider(const float *cell, int a, float pos, uint32_t below,
                                       uint32_t above, float inv_area, float *best,
                                       kd_gb_split_choice *c) const
@@ -143,19 +160,16 @@ struct kd_gb_choose_sah {
                 // The empty slabs outside the references first, then each
                 // bin boundary: below counts bounds starting in lower bins,
                 // above those not ending in them.
-                float cell_ext = KD_GB_FSUB(node.cell[3 + a], node.cell[a]);
-                float min_gap = KD_GB_FMUL(empty_ratio, cell_ext);
-                if (KD_GB_FSUB(t[a], node.cell[a]) >= min_gap)
-                    consider(node.cell, a, nextafterf(t[a], -INFINITY), 0, n, inv_area, &best, &c);
-                if (KD_GB_FSUB(node.cell[3 + a], t[3 + a]) >= min_gap)
-                    consider(node.cell, a, nextafterf(t[3 + a], INFINITY), n, 0, inv_area, &best, &c);
+                float pos;
+                if (empty_cut(node.cell, t, a, 0, &pos))
+                    consider(node.cell, a, pos, 0, n, inv_area, &best, &c);
+                if (empty_cut(node.cell, t, a, 1, &pos))
+                    consider(node.cell, a, pos, n, 0, inv_area, &best, &c);
                 uint32_t below = 0, above = n;
                 for (int j = 1; j < num_bins; j++) {
                     below += lo_bins[j - 1];
                     above -= hi_bins[j - 1];
-                    float pos = KD_GB_FADD(
-                        t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)num_bins));
-                    consider(node.cell, a, pos, below, above, inv_area, &best, &c);
+                    consider(node.cell, a, boundary(t, a, ext, j), below, above, inv_area, &best, &c);
                 }
             }
         }

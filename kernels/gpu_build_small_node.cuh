@@ -166,23 +166,10 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
         }
     }
 #if defined(__CUDA_ARCH__)
-    float wbest = best;
-    uint32_t wid = best_id;
-    for (int dd = 16; dd > 0; dd >>= 1) {
-        float oc = __shfl_xor_sync(0xffffffffu, wbest, dd);
-        uint32_t oid = __shfl_xor_sync(0xffffffffu, wid, dd);
-        if (oc < wbest || (oc == wbest && oid < wid)) {
-            wbest = oc;
-            wid = oid;
-        }
-    }
     // The lane that found the winner hands over its details.
-    unsigned owner = __ballot_sync(0xffffffffu, best_id == wid && wid != KD_GB_NONE);
-    int src = owner ? __ffs(owner) - 1 : 0;
-    best = wbest;
-    best_id = wid;
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src);
+    int src = kd_gb_warp_argmin(&best, &best_id);
+    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
+    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
 #endif
     if (best_id == KD_GB_NONE)
         return d;

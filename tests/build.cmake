@@ -28,4 +28,4 @@ add_dependencies(build_cli scankd)
 
 # The empty-bonus rule beyond pbrt, in the CPU builder and the emulated GPU builder.
 kd_add_test(NAME build_empty_rule LABELS cpu
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/build_empty_rule.c)
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/build_empty_rule.c ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_check.c)

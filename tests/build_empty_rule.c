@@ -1,21 +1,13 @@
 /* The empty-bonus rule beyond pbrt (min_empty_fraction), in both builders:
  * its threshold, its limits (1 takes the bonus away entirely, like an empty
  * bonus of 0) and its measured effect on the project's curved scenes. */
-#include <string.h>
 
 #include "cpu_build.h"
 #include "gpu_build.h"
+#include "gpu_build_check.h"
 #include "obj_loader.h"
 #include "test_support.h"
 #include "tree_stats.h"
-
-static int trees_equal(const kd_tree *a, const kd_tree *b)
-{
-    return a->num_nodes == b->num_nodes && a->num_leaf_indices == b->num_leaf_indices &&
-           memcmp(a->nodes, b->nodes, (size_t)a->num_nodes * sizeof(kd_node)) == 0 &&
-           memcmp(a->leaf_indices, b->leaf_indices,
-                  (size_t)a->num_leaf_indices * sizeof(uint32_t)) == 0;
-}
 
 static double sah_cost(const kd_tree *t)
 {
@@ -76,9 +68,9 @@ static void test_scene(const char *file, build_fn build, const char *who)
     p.empty_bonus = 0.0f;
     CHECK(build(&mesh, &p, &no_bonus, &err) == KD_OK);
 
-    CHECK_MSG(trees_equal(&never, &no_bonus), "%s %s: fraction 1 is not the same as no bonus",
+    CHECK_MSG(gb_trees_equal(&never, &no_bonus), "%s %s: fraction 1 is not the same as no bonus",
               who, file);
-    CHECK_MSG(!trees_equal(&pbrt_rule, &tenth), "%s %s: the fraction changed nothing", who, file);
+    CHECK_MSG(!gb_trees_equal(&pbrt_rule, &tenth), "%s %s: the fraction changed nothing", who, file);
     double c0 = sah_cost(&pbrt_rule), c1 = sah_cost(&tenth);
     printf("%s %s: SAH %.3f with pbrt's rule, %.3f with 0.1\n", who, file, c0, c1);
     /* Measured when the rule was chosen (README): better trees on curved
