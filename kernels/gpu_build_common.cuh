@@ -115,6 +115,8 @@ struct kd_gb_scalars {
     uint32_t wave_end;
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
     uint32_t arena_count;      // small stage: member bounds allocated
+    uint32_t member_begin;     // small stage: the current wave's member bounds
+    uint32_t member_end;
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -159,6 +161,8 @@ enum kd_gb_buffer_id {
     KD_GB_SROOTS,
     KD_GB_STASKS,
     KD_GB_ARENA,
+    KD_GB_OWNER,
+    KD_GB_SPLANS,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,
     KD_GB_O_SIZE,
@@ -267,6 +271,21 @@ static __host__ __device__ __forceinline__ int kd_gb_popc64(unsigned long long x
     return __popcll(x);
 #else
     return __builtin_popcountll(x);
+#endif
+}
+
+// The position of the set bit of x that has n set bits below it (n < popc(x)).
+static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned long long x, uint32_t n)
+{
+    uint32_t low = (uint32_t)x, low_count = (uint32_t)kd_gb_popc64(low);
+    uint32_t word = n < low_count ? low : (uint32_t)(x >> 32), base = n < low_count ? 0u : 32u;
+    n = n < low_count ? n : n - low_count;
+#if defined(__CUDA_ARCH__)
+    return base + __fns(word, 0, (int)n + 1);
+#else
+    for (; n > 0; n--)
+        word &= word - 1u;
+    return base + (uint32_t)__builtin_ctz(word);
 #endif
 }
 

@@ -3,9 +3,9 @@
 //
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
-// flight at once. One warp takes one node:
+// flight at once. A wave is two passes. The node pass takes a warp per node:
 //  - its members' bounds, clipped to its box, come from the bounds arena
-//    (written by its parent), into compact arrays;
+//    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
 //  - the candidate planes are, per axis, one float below each lower bound
 //    (q-: the member goes above only) and one float above each upper bound
@@ -15,15 +15,21 @@
 //    <= s go below, with upper bound >= s above) come from two binary
 //    searches; the warp keeps the cheapest; pbrt-v4's rules decide;
 //  - the children's reference masks are taken from the chosen plane;
-//  - a split appends its two children to the task array and their members'
-//    bounds to the arena, clipping the straddlers to each child's box
-//    (perfect splits all the way down, as the CPU builder). Each warp takes
-//    slots in chunks from two global counters (one atomic per chunk, not per
-//    split: thousands of warps would queue on one address); slots it leaves
-//    unused become dead tasks and dead pool records. The order of slots never
+//  - a split appends its two children to the task array, reserves arena
+//    entries for their members (each entry names its task) and leaves a
+//    plan: the masks, the plane and where the children's bounds go. Each
+//    warp takes slots in chunks from two global counters (one atomic per
+//    chunk, not per split: thousands of warps would queue on one address);
+//    slots it leaves unused become dead tasks and dead pool records, and
+//    entries it leaves unused name no task. The order of slots never
 //    reaches the output, which the output stage orders by tree structure.
-// The waves need no host round trip: each wave's kernel reads its range from
-// device memory, and the host launches as many waves as the depth cap allows.
+// The member pass takes a thread per member of the wave's nodes and writes
+// its bounds into the children that go on, clipping a straddler once for
+// both (perfect splits all the way down, as the CPU builder). Clipping is
+// the costliest step and a node has a few members (5 to 6 on average), so
+// a thread each keeps the GPU busy where a warp per node would not.
+// The waves need no host round trip: each pass reads its range from device
+// memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
 
 #include "gpu_build_small_node.cuh"
@@ -32,44 +38,55 @@ namespace {
 
 using namespace kd_gb_small;
 
-// Writes the members of the children that go on as tasks: their bounds in
-// the parent, clipped once for both children where they straddle the plane.
-KD_GB_HD void write_child_members(const small_args &g, const workspace *ws,
-                                  const kd_gb_small_root &root, const task &t, const decision &d,
-                                  const int *goes_on, const uint32_t *at, uint32_t m,
-                                  uint32_t lane, uint32_t lanes)
+// The member pass: arena entry j (a member of a task of this wave) goes to
+// the children that go on as tasks, with its bounds in the parent, clipped
+// once for both children where it straddles the plane. A thread per entry,
+// so the clipping of a wave's straddlers runs side by side.
+KD_GB_HD void write_member(const small_args &g, uint32_t j)
 {
-    for (uint32_t c = lane; c < m; c += lanes) {
-        uint32_t i = ws->member[c];
-        unsigned long long bit = 1ull << i, before = bit - 1ull;
-        int below = goes_on[0] && (d.below & bit), above = goes_on[1] && (d.above & bit);
-        if (!below && !above)
-            continue;
-        float box[6], child[2][6];
-        for (int a = 0; a < 3; a++) {
-            box[a] = ws->lo[a][c];
-            box[3 + a] = ws->hi[a][c];
-        }
-        if ((d.below & d.above & bit) != 0) {
-            kd_gb_clip_split(g.tri_verts + 9 * (size_t)g.refs.tri[root.ref_start + i], t.cell,
-                             box, d.axis, d.pos, child);
-        } else {
-            for (int k = 0; k < 6; k++)
-                child[0][k] = child[1][k] = box[k];
-        }
-        if (below) {
-            member_box out;
-            for (int k = 0; k < 6; k++)
-                out.v[k] = child[0][k];
-            g.arena[at[0] + (uint32_t)kd_gb_popc64(d.below & before)] = out;
-        }
-        if (above) {
-            member_box out;
-            for (int k = 0; k < 6; k++)
-                out.v[k] = child[1][k];
-            g.arena[at[1] + (uint32_t)kd_gb_popc64(d.above & before)] = out;
-        }
+    const uint32_t owner = g.owner[j];
+    if (owner == KD_GB_NONE)
+        return; // a reserved entry left unused
+    const member_plan &p = g.plans[owner];
+    if (p.axis < 0)
+        return;
+    const task &t = g.tasks[owner];
+    const uint32_t c = j - t.bounds_at;
+    if (c >= (uint32_t)kd_gb_popc64(t.mask))
+        return;
+    const uint32_t i = kd_gb_nth_bit64(t.mask, c);
+    const unsigned long long bit = 1ull << i, before = bit - 1ull;
+    const int below = p.at[0] != KD_GB_DEAD_TASK && (p.below & bit);
+    const int above = p.at[1] != KD_GB_DEAD_TASK && (p.above & bit);
+    if (!below && !above)
+        return;
+    const member_box box = g.arena[j];
+    float child[2][6];
+    if ((p.below & p.above & bit) != 0) {
+        float cell[6];
+        for (int k = 0; k < 6; k++)
+            cell[k] = t.cell[k];
+        const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
+        kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, p.axis, p.pos, child);
+    } else {
+        for (int k = 0; k < 6; k++)
+            child[0][k] = child[1][k] = box.v[k];
     }
+    for (int side = 0; side < 2; side++) {
+        if (!(side ? above : below))
+            continue;
+        member_box out;
+        for (int k = 0; k < 6; k++)
+            out.v[k] = child[side][k];
+        g.arena[p.at[side] + (uint32_t)kd_gb_popc64((side ? p.above : p.below) & before)] = out;
+    }
+}
+
+// Arena entries [begin, end) reserved but not used: no task owns them.
+KD_GB_HD void bury_members(const small_args &g, uint32_t begin, uint32_t end)
+{
+    for (uint32_t j = begin; j < end && j < g.arena_capacity; j++)
+        g.owner[j] = KD_GB_NONE;
 }
 
 // A warp's reserved slots (held by lane 0).
@@ -118,6 +135,7 @@ KD_GB_HD void reserve(const small_args &g, reservation *r, uint32_t members, uin
     *slot = r->task_next;
     r->task_next += 2;
     if (r->arena_next + members > r->arena_end) {
+        bury_members(g, r->arena_next, r->arena_end);
         uint32_t chunk = members > (uint32_t)ARENA_CHUNK ? members : (uint32_t)ARENA_CHUNK;
         r->arena_next = kd_gb_atomic_add(&g.scalars->arena_count, chunk);
         r->arena_end = r->arena_next + chunk;
@@ -133,6 +151,8 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
     const task t = g.tasks[index];
     if (t.bounds_at == KD_GB_DEAD_TASK)
         return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
+    if (lane == 0)
+        g.plans[index].axis = -1; // until it splits: the member pass skips its members
     uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
     decision d;
     d.leaf = 1;
@@ -180,11 +200,20 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
         return;
     }
-    const kd_gb_small_root root = g.roots[t.root];
     uint32_t at[2] = {base, base + (goes_on[0] ? counts[0] : 0)};
-    write_child_members(g, ws, root, t, d, goes_on, at, m, lane, lanes);
+    // The children's entries name their task; the member pass fills them.
+    for (uint32_t k = lane; k < num_members; k += lanes)
+        g.owner[base + k] = slot + (goes_on[0] && k < counts[0] ? 0u : 1u);
     if (lane != 0)
         return;
+    member_plan plan;
+    plan.below = d.below;
+    plan.above = d.above;
+    for (int side = 0; side < 2; side++)
+        plan.at[side] = goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
+    plan.pos = d.pos;
+    plan.axis = d.axis;
+    g.plans[index] = plan;
     node.kind = (uint32_t)d.axis;
     node.split = d.pos;
     node.a = g.pool_base + (slot - g.num_roots);
@@ -221,6 +250,7 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
 struct init_tasks {
     const kd_gb_small_root *roots;
     task *tasks;
+    uint32_t *owner;
 
     __host__ __device__ void operator()(uint32_t r) const
     {
@@ -237,6 +267,8 @@ struct init_tasks {
         t.bad_refines = (uint16_t)root.bad_refines;
         t.allowance = root.allowance;
         tasks[r] = t;
+        for (uint32_t c = 0; c < root.ref_count && c < 64u; c++)
+            owner[root.ref_start + c] = r;
     }
 };
 
@@ -244,6 +276,7 @@ struct init_tasks {
 struct init_arena {
     kd_gb_refs refs;
     member_box *arena;
+    uint32_t *owner;
 
     __host__ __device__ void operator()(uint32_t j) const
     {
@@ -253,13 +286,15 @@ struct init_arena {
             box.v[3 + a] = refs.hi[a][j];
         }
         arena[j] = box;
+        owner[j] = KD_GB_NONE; // until its root claims it
     }
 };
 
-// Blocks of four warps, at least KD_GB_WAVE_MIN_BLOCKS per SM (registers
-// capped to fit), hide the latency of the global loads a node makes.
+// The node pass of a wave: a warp per task. Blocks of four warps, at least
+// KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the latency of
+// the global loads a node makes.
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 3 // measured: 6 spilled and ran 20-25% slower, 4 spilled a little
+#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 6 and 8 within 5%, 3 fastest
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
@@ -276,24 +311,44 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         process_task(g, ws, &res, i, lane, 32);
         __syncwarp();
     }
-    if (lane == 0)
+    if (lane == 0) {
         bury(g, res.task_next, res.task_end);
+        bury_members(g, res.arena_next, res.arena_end);
+    }
 }
 
-// Between waves: the next wave is every task appended by this one. Slots are
-// taken in chunks, so the count can pass the array's end without any split
-// having failed to fit: that too voids the run (the host grows the arrays).
-KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity)
+// The member pass of a wave: a thread per member of the wave's tasks.
+enum { MEMBER_THREADS = 256 };
+#ifndef KD_GB_MEMBER_MIN_BLOCKS
+#define KD_GB_MEMBER_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower
+#endif
+__global__ void __launch_bounds__(MEMBER_THREADS, KD_GB_MEMBER_MIN_BLOCKS) member_kernel(small_args g)
 {
-    if (scalars->task_count > task_capacity)
+    uint32_t begin = g.scalars->member_begin, end = g.scalars->member_end;
+    if (g.scalars->pool_overflow)
+        return;
+    for (uint32_t j = begin + blockIdx.x * blockDim.x + threadIdx.x; j < end;
+         j += gridDim.x * blockDim.x)
+        write_member(g, j);
+}
+
+// Between waves: the next wave is every task appended by this one, and its
+// members the entries reserved by it. Slots are taken in chunks, so a count
+// can pass its array's end without any split having failed to fit: that too
+// voids the run (the host grows the arrays).
+KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
+{
+    if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
         scalars->pool_overflow = 1;
     scalars->wave_begin = scalars->wave_end;
     scalars->wave_end = scalars->task_count;
+    scalars->member_begin = scalars->member_end;
+    scalars->member_end = scalars->arena_count;
 }
 
-__global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity)
+__global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
 {
-    next_wave(scalars, task_capacity);
+    next_wave(scalars, task_capacity, arena_capacity);
 }
 
 } // namespace
@@ -309,10 +364,12 @@ static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_sc
     size_t members = (size_t)counts->arena_count + counts->arena_count / 4 + 65536;
     if (tasks > g->task_capacity &&
         kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
-                     1, &ignored) == KD_OK)
-        (void)kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored);
-    if (members > g->arena_capacity)
-        (void)kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored);
+                     1, &ignored) == KD_OK &&
+        kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored) == KD_OK)
+        (void)kd_gb_ensure(b, KD_GB_SPLANS, tasks * sizeof(member_plan), 0, &ignored);
+    if (members > g->arena_capacity &&
+        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK)
+        (void)kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored);
 }
 
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
@@ -346,6 +403,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_ARENA, arena * sizeof(member_box), 0, err));
         capacity = b->buf[KD_GB_STASKS].bytes / sizeof(task);
         arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_SPLANS, capacity * sizeof(member_plan), 0, err));
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
         if (capacity > 0xffffffffu)
             capacity = 0xffffffffu;
         if (arena > 0xffffffffu)
@@ -359,13 +418,16 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.task_capacity = (uint32_t)capacity;
         g.arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
         g.arena_capacity = (uint32_t)arena;
+        g.owner = kd_gb_ptr<uint32_t>(b, KD_GB_OWNER);
+        g.plans = kd_gb_ptr<member_plan>(b, KD_GB_SPLANS);
         g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
-        init_tasks init = {g.roots, g.tasks};
-        KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
-        init_arena members = {g.refs, g.arena};
+        // Members first: the roots then claim theirs.
+        init_arena members = {g.refs, g.arena, g.owner};
         KD_GB_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
+        init_tasks init = {g.roots, g.tasks, g.owner};
+        KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
         kd_gb_scalars *scalars = g.scalars;
         if (b->host) {
             scalars->task_count = g.num_roots;
@@ -373,6 +435,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             scalars->wave_end = g.num_roots;
             scalars->pool_overflow = 0;
             scalars->arena_count = s->num_small_refs;
+            scalars->member_begin = 0;
+            scalars->member_end = s->num_small_refs;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
@@ -381,11 +445,15 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                 for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
                     process_task(g, ws, &res, i, 0, 1);
                 bury(g, res.task_next, res.task_end);
-                next_wave(scalars, g.task_capacity);
+                bury_members(g, res.arena_next, res.arena_end);
+                for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++)
+                    write_member(g, j);
+                next_wave(scalars, g.task_capacity, g.arena_capacity);
             }
             free(ws);
         } else {
-            uint32_t init_counts[5] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs};
+            // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin, member_end
+            uint32_t init_counts[7] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -401,10 +469,16 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                           &per_sm, wave_kernel, 32 * WARPS_PER_BLOCK, 0),
                                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
             uint32_t blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
+            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                          &per_sm, member_kernel, MEMBER_THREADS, 0),
+                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+            uint32_t member_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
             for (uint32_t w = 0; w < waves; w++) {
                 wave_kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, b->stream>>>(g);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
-                next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars, g.task_capacity);
+                member_kernel<<<member_blocks, MEMBER_THREADS, 0, b->stream>>>(g);
+                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave members"));
+                next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars, g.task_capacity, g.arena_capacity);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
             }
         }

@@ -37,6 +37,15 @@ struct member_box {
     float v[6];
 };
 
+// What a task's split means for its members (written by the node pass, read
+// by the member pass): the children's masks and where their bounds go.
+struct member_plan {
+    unsigned long long below, above;
+    uint32_t at[2];         // the children's arena bases; KD_GB_DEAD_TASK: no bounds
+    float pos;
+    int32_t axis;           // -1: a leaf, its members go nowhere
+};
+
 // One warp's workspace for one node (compact: member c is the root's
 // reference member[c]).
 struct workspace {
@@ -53,7 +62,9 @@ struct small_args {
     task *tasks;
     uint32_t task_capacity;
     member_box *arena;
+    uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE
     uint32_t arena_capacity;
+    member_plan *plans;           // per task
     kd_gb_pool_node *pool;
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;
