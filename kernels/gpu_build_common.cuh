@@ -117,6 +117,7 @@ struct kd_gb_scalars {
     uint32_t arena_count;      // small stage: member bounds allocated
     uint32_t member_begin;     // small stage: the current wave's member bounds
     uint32_t member_end;
+    uint32_t clip_count;       // small stage: straddlers queued for clipping
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -162,6 +163,7 @@ enum kd_gb_buffer_id {
     KD_GB_STASKS,
     KD_GB_ARENA,
     KD_GB_OWNER,
+    KD_GB_CLIPQ,
     KD_GB_SPLANS,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,

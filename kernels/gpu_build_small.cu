@@ -40,46 +40,81 @@ using namespace kd_gb_small;
 
 // The member pass: arena entry j (a member of a task of this wave) goes to
 // the children that go on as tasks, with its bounds in the parent, clipped
-// once for both children where it straddles the plane. A thread per entry,
-// so the clipping of a wave's straddlers runs side by side.
-KD_GB_HD void write_member(const small_args &g, uint32_t j)
+// once for both children where it straddles the plane. Non-straddlers are
+// copied at once, a thread per entry; straddlers (about one member in eight)
+// are queued and clipped by a thread each in a pass of their own, so that
+// no warp runs the costly clip for one lane of 32.
+struct member_route {
+    const member_plan *plan;
+    const task *owner;
+    unsigned long long bit;
+    int below, above;
+};
+
+// Where entry j goes; 0 where nowhere (an unused entry, a leaf's member, a
+// member of neither child that goes on).
+KD_GB_HD int route_member(const small_args &g, uint32_t j, member_route *r)
 {
     const uint32_t owner = g.owner[j];
     if (owner == KD_GB_NONE)
-        return; // a reserved entry left unused
-    const member_plan &p = g.plans[owner];
-    if (p.axis < 0)
-        return;
-    const task &t = g.tasks[owner];
-    const uint32_t c = j - t.bounds_at;
-    if (c >= (uint32_t)kd_gb_popc64(t.mask))
-        return;
-    const uint32_t i = kd_gb_nth_bit64(t.mask, c);
-    const unsigned long long bit = 1ull << i, before = bit - 1ull;
-    const int below = p.at[0] != KD_GB_DEAD_TASK && (p.below & bit);
-    const int above = p.at[1] != KD_GB_DEAD_TASK && (p.above & bit);
-    if (!below && !above)
-        return;
-    const member_box box = g.arena[j];
-    float child[2][6];
-    if ((p.below & p.above & bit) != 0) {
-        float cell[6];
-        for (int k = 0; k < 6; k++)
-            cell[k] = t.cell[k];
-        const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
-        kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, p.axis, p.pos, child);
-    } else {
-        for (int k = 0; k < 6; k++)
-            child[0][k] = child[1][k] = box.v[k];
-    }
+        return 0; // a reserved entry left unused
+    r->plan = &g.plans[owner];
+    if (r->plan->axis < 0)
+        return 0;
+    r->owner = &g.tasks[owner];
+    const uint32_t c = j - r->owner->bounds_at;
+    if (c >= (uint32_t)kd_gb_popc64(r->owner->mask))
+        return 0;
+    r->bit = 1ull << kd_gb_nth_bit64(r->owner->mask, c);
+    r->below = r->plan->at[0] != KD_GB_DEAD_TASK && (r->plan->below & r->bit);
+    r->above = r->plan->at[1] != KD_GB_DEAD_TASK && (r->plan->above & r->bit);
+    return r->below || r->above;
+}
+
+KD_GB_HD void put_member(const small_args &g, const member_route &r, const float (*child)[6])
+{
     for (int side = 0; side < 2; side++) {
-        if (!(side ? above : below))
+        if (!(side ? r.above : r.below))
             continue;
         member_box out;
         for (int k = 0; k < 6; k++)
             out.v[k] = child[side][k];
-        g.arena[p.at[side] + (uint32_t)kd_gb_popc64((side ? p.above : p.below) & before)] = out;
+        unsigned long long mask = side ? r.plan->above : r.plan->below;
+        g.arena[r.plan->at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))] = out;
     }
+}
+
+// Copies entry j to its children unless it straddles; 1 where it does.
+KD_GB_HD int copy_member(const small_args &g, uint32_t j)
+{
+    member_route r;
+    if (!route_member(g, j, &r))
+        return 0;
+    if ((r.plan->below & r.plan->above & r.bit) != 0)
+        return 1;
+    const member_box box = g.arena[j];
+    float child[2][6];
+    for (int k = 0; k < 6; k++)
+        child[0][k] = child[1][k] = box.v[k];
+    put_member(g, r, child);
+    return 0;
+}
+
+// Clips straddling entry j once for both children.
+KD_GB_HD void clip_member(const small_args &g, uint32_t j)
+{
+    member_route r;
+    if (!route_member(g, j, &r))
+        return;
+    const task &t = *r.owner;
+    const member_box box = g.arena[j];
+    float cell[6], child[2][6];
+    for (int k = 0; k < 6; k++)
+        cell[k] = t.cell[k];
+    const uint32_t i = (uint32_t)kd_gb_popc64(r.bit - 1ull);
+    const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, r.plan->axis, r.plan->pos, child);
+    put_member(g, r, child);
 }
 
 // Arena entries [begin, end) reserved but not used: no task owns them.
@@ -317,19 +352,39 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     }
 }
 
-// The member pass of a wave: a thread per member of the wave's tasks.
+// The member pass of a wave: a thread per member of the wave's tasks copies
+// it, or queues it (one atomic per warp) for the clip pass.
 enum { MEMBER_THREADS = 256 };
-#ifndef KD_GB_MEMBER_MIN_BLOCKS
-#define KD_GB_MEMBER_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower
-#endif
-__global__ void __launch_bounds__(MEMBER_THREADS, KD_GB_MEMBER_MIN_BLOCKS) member_kernel(small_args g)
+__global__ void __launch_bounds__(MEMBER_THREADS) member_kernel(small_args g)
 {
     uint32_t begin = g.scalars->member_begin, end = g.scalars->member_end;
     if (g.scalars->pool_overflow)
         return;
-    for (uint32_t j = begin + blockIdx.x * blockDim.x + threadIdx.x; j < end;
-         j += gridDim.x * blockDim.x)
-        write_member(g, j);
+    const uint32_t lane = threadIdx.x & 31u;
+    for (uint32_t first = begin + blockIdx.x * blockDim.x; first < end; first += gridDim.x * blockDim.x) {
+        const uint32_t j = first + threadIdx.x;
+        const int straddles = j < end && copy_member(g, j);
+        const unsigned want = __ballot_sync(0xffffffffu, straddles);
+        uint32_t base = 0;
+        if (lane == 0 && want != 0)
+            base = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        if (straddles)
+            g.clip_queue[base + (uint32_t)__popc(want & ((1u << lane) - 1u))] = j;
+    }
+}
+
+// The clip pass: a thread per queued straddler.
+#ifndef KD_GB_CLIP_MIN_BLOCKS
+#define KD_GB_CLIP_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower (member pass before the queue)
+#endif
+__global__ void __launch_bounds__(MEMBER_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
+{
+    uint32_t count = g.scalars->clip_count;
+    if (g.scalars->pool_overflow)
+        return;
+    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
+        clip_member(g, g.clip_queue[q]);
 }
 
 // Between waves: the next wave is every task appended by this one, and its
@@ -344,6 +399,7 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
     scalars->wave_end = scalars->task_count;
     scalars->member_begin = scalars->member_end;
     scalars->member_end = scalars->arena_count;
+    scalars->clip_count = 0;
 }
 
 __global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
@@ -368,8 +424,9 @@ static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_sc
         kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored) == KD_OK)
         (void)kd_gb_ensure(b, KD_GB_SPLANS, tasks * sizeof(member_plan), 0, &ignored);
     if (members > g->arena_capacity &&
-        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK)
-        (void)kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored);
+        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK &&
+        kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored) == KD_OK)
+        (void)kd_gb_ensure(b, KD_GB_CLIPQ, members * sizeof(uint32_t), 0, &ignored);
 }
 
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
@@ -405,6 +462,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SPLANS, capacity * sizeof(member_plan), 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, arena * sizeof(uint32_t), 0, err));
         if (capacity > 0xffffffffu)
             capacity = 0xffffffffu;
         if (arena > 0xffffffffu)
@@ -419,6 +477,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
         g.arena_capacity = (uint32_t)arena;
         g.owner = kd_gb_ptr<uint32_t>(b, KD_GB_OWNER);
+        g.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
         g.plans = kd_gb_ptr<member_plan>(b, KD_GB_SPLANS);
         g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
@@ -437,6 +496,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             scalars->arena_count = s->num_small_refs;
             scalars->member_begin = 0;
             scalars->member_end = s->num_small_refs;
+            scalars->clip_count = 0;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
@@ -447,13 +507,17 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                 bury(g, res.task_next, res.task_end);
                 bury_members(g, res.arena_next, res.arena_end);
                 for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++)
-                    write_member(g, j);
+                    if (copy_member(g, j))
+                        g.clip_queue[scalars->clip_count++] = j;
+                for (uint32_t q = 0; q < scalars->clip_count; q++)
+                    clip_member(g, g.clip_queue[q]);
                 next_wave(scalars, g.task_capacity, g.arena_capacity);
             }
             free(ws);
         } else {
-            // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin, member_end
-            uint32_t init_counts[7] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs};
+            // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
+            // member_end, clip_count
+            uint32_t init_counts[8] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -473,11 +537,17 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                           &per_sm, member_kernel, MEMBER_THREADS, 0),
                                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
             uint32_t member_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
+            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                          &per_sm, clip_kernel, MEMBER_THREADS, 0),
+                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+            uint32_t clip_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
             for (uint32_t w = 0; w < waves; w++) {
                 wave_kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, b->stream>>>(g);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
                 member_kernel<<<member_blocks, MEMBER_THREADS, 0, b->stream>>>(g);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave members"));
+                clip_kernel<<<clip_blocks, MEMBER_THREADS, 0, b->stream>>>(g);
+                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave clipping"));
                 next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars, g.task_capacity, g.arena_capacity);
                 KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
             }

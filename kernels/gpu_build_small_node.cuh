@@ -63,6 +63,7 @@ struct small_args {
     uint32_t task_capacity;
     member_box *arena;
     uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE
+    uint32_t *clip_queue;         // the wave's straddling entries
     uint32_t arena_capacity;
     member_plan *plans;           // per task
     kd_gb_pool_node *pool;
