@@ -1,11 +1,14 @@
 // The large-node stage's bookkeeping: plans every node of a level from its
 // split's exact counts, and compacts the next level (large nodes, small
-// roots, leaf references, pool slots) by a scan of seven quantities at once.
+// roots, leaf references, pool slots) by a scan of seven quantities at once,
+// chained across blocks by decoupled look-back.
 // Included by gpu_build_large.cu only.
 #ifndef KD_GPU_BUILD_LARGE_BOOKKEEP_CUH
 #define KD_GPU_BUILD_LARGE_BOOKKEEP_CUH
 
+#include "block_scan.cuh"
 #include "gpu_build_large_split.cuh"
+#include "lookback.cuh"
 
 namespace kd_gb_large {
 
@@ -167,79 +170,84 @@ struct bookkeep {
     }
 };
 
-enum { BK_THREADS = 512, BK_ITEMS = 8, BK_WARPS = BK_THREADS / 32 };
+enum { BK_THREADS = 256, BK_ITEMS = 2, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS * BK_ITEMS };
+static_assert((int)BK_WARPS >= (int)NUM_Q, "a warp per quantity looks back");
 
-// One block scans all NUM_Q quantities over the level's nodes at once, in
-// chunks of BK_THREADS * BK_ITEMS nodes: one launch where separate scans of
-// each quantity would take seven.
-__global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint32_t num_nodes)
+// A block per tile of BK_TILE nodes scans all NUM_Q quantities at once: one
+// launch where separate scans of each quantity would take seven. Tiles chain
+// their prefixes by decoupled look-back, warp j looking back over quantity
+// j's tile words (states + j * num_tiles), all seven side by side.
+__global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint32_t num_nodes,
+                                                              uint64_t *states)
 {
     __shared__ uint32_t warp_sums[BK_WARPS][NUM_Q];
-    __shared__ uint32_t carry[NUM_Q];
-    __shared__ uint32_t chunk_total[NUM_Q];
-    uint32_t t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-    if (t < NUM_Q)
-        carry[t] = 0;
-    __syncthreads();
-    for (uint32_t base = 0; base < num_nodes; base += BK_THREADS * BK_ITEMS) {
-        uint32_t first = base + t * BK_ITEMS;
-        uint32_t own[NUM_Q], q[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++)
-            own[j] = 0;
-        for (int it = 0; it < BK_ITEMS; it++) {
-            if (first + it < num_nodes) {
-                bk.counts(first + it, q);
-                for (int j = 0; j < NUM_Q; j++)
-                    own[j] += q[j];
-            }
+    __shared__ uint32_t tile_total[NUM_Q];
+    __shared__ uint32_t tile_prefix[NUM_Q];
+    const uint32_t t = threadIdx.x, lane = t & 31u, warp = t >> 5, tile = blockIdx.x;
+    const uint32_t first = tile * BK_TILE + t * BK_ITEMS;
+    uint32_t own[NUM_Q], q[NUM_Q];
+    for (int j = 0; j < NUM_Q; j++)
+        own[j] = 0;
+    for (int it = 0; it < BK_ITEMS; it++) {
+        if (first + it < num_nodes) {
+            bk.counts(first + it, q);
+            for (int j = 0; j < NUM_Q; j++)
+                own[j] += q[j];
         }
-        // Inclusive scan across the warp, then across the warps' sums.
-        uint32_t incl[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++) {
-            incl[j] = own[j];
-            for (uint32_t d = 1; d < 32; d <<= 1) {
-                uint32_t x = __shfl_up_sync(0xffffffffu, incl[j], d);
-                if (lane >= d)
-                    incl[j] += x;
-            }
-            if (lane == 31)
-                warp_sums[warp][j] = incl[j];
-        }
-        __syncthreads();
-        if (warp == 0) {
-            for (int j = 0; j < NUM_Q; j++) {
-                uint32_t v = lane < BK_WARPS ? warp_sums[lane][j] : 0;
-                uint32_t s = v;
-                for (uint32_t d = 1; d < 32; d <<= 1) {
-                    uint32_t x = __shfl_up_sync(0xffffffffu, s, d);
-                    if (lane >= d)
-                        s += x;
-                }
-                if (lane < BK_WARPS)
-                    warp_sums[lane][j] = s - v; // exclusive
-                if (lane == BK_WARPS - 1)
-                    chunk_total[j] = s;
-            }
-        }
-        __syncthreads();
-        uint32_t off[NUM_Q];
-        for (int j = 0; j < NUM_Q; j++)
-            off[j] = carry[j] + warp_sums[warp][j] + incl[j] - own[j];
-        for (int it = 0; it < BK_ITEMS; it++) {
-            if (first + it < num_nodes) {
-                bk.counts(first + it, q);
-                bk.write(first + it, off);
-                for (int j = 0; j < NUM_Q; j++)
-                    off[j] += q[j];
-            }
-        }
-        __syncthreads();
-        if (t < NUM_Q)
-            carry[t] += chunk_total[t];
-        __syncthreads();
     }
-    if (t == 0)
-        bk.totals(carry);
+    // Inclusive scan across the warp, then across the warps' sums.
+    uint32_t incl[NUM_Q];
+    for (int j = 0; j < NUM_Q; j++) {
+        incl[j] = own[j];
+        for (uint32_t d = 1; d < 32; d <<= 1) {
+            uint32_t x = __shfl_up_sync(0xffffffffu, incl[j], d);
+            if (lane >= d)
+                incl[j] += x;
+        }
+        if (lane == 31)
+            warp_sums[warp][j] = incl[j];
+    }
+    __syncthreads();
+    if (warp == 0) {
+        for (int j = 0; j < NUM_Q; j++) {
+            uint32_t v = lane < BK_WARPS ? warp_sums[lane][j] : 0;
+            uint32_t sum = v;
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                uint32_t x = __shfl_up_sync(0xffffffffu, sum, d);
+                if (lane >= d)
+                    sum += x;
+            }
+            if (lane < BK_WARPS)
+                warp_sums[lane][j] = sum - v; // exclusive
+            if (lane == BK_WARPS - 1)
+                tile_total[j] = sum;
+        }
+    }
+    __syncthreads();
+    if (warp < NUM_Q) {
+        uint32_t prefix = kd_lookback_tile<kd_codec_u32>(states + (size_t)warp * gridDim.x, tile,
+                                                         tile_total[warp], kd_sum_op());
+        if (lane == 0)
+            tile_prefix[warp] = prefix;
+    }
+    __syncthreads();
+    uint32_t off[NUM_Q];
+    for (int j = 0; j < NUM_Q; j++)
+        off[j] = tile_prefix[j] + warp_sums[warp][j] + incl[j] - own[j];
+    for (int it = 0; it < BK_ITEMS; it++) {
+        if (first + it < num_nodes) {
+            bk.counts(first + it, q);
+            bk.write(first + it, off);
+            for (int j = 0; j < NUM_Q; j++)
+                off[j] += q[j];
+        }
+    }
+    if (tile + 1 == gridDim.x && t == 0) {
+        uint32_t totals[NUM_Q];
+        for (int j = 0; j < NUM_Q; j++)
+            totals[j] = tile_prefix[j] + tile_total[j];
+        bk.totals(totals);
+    }
 }
 
 static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
@@ -255,7 +263,12 @@ static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t nu
         bk.totals(off);
         return KD_OK;
     }
-    bookkeep_kernel<<<1, BK_THREADS, 0, b->stream>>>(bk, num_nodes);
+    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
+    const size_t state_bytes = (size_t)NUM_Q * kd_lookback_state_bytes(tiles);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, state_bytes, 0, err));
+    uint64_t *states = kd_gb_ptr<uint64_t>(b, KD_GB_BK_STATES);
+    KD_GB_TRY(kd_gb_memset(b, states, 0, state_bytes, err)); // every tile word INVALID
+    bookkeep_kernel<<<tiles, BK_THREADS, 0, b->stream>>>(bk, num_nodes, states);
     return kd_gb_cuda(err, cudaGetLastError(), "large-node bookkeeping");
 }
 

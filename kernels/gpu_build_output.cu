@@ -5,10 +5,10 @@
 //     towards the root; at each parent the first child to arrive stops and
 //     the second sums both (an atomic counter per node decides who is
 //     second, so each sum is taken once, after both children are final).
-//  2. Each node's preorder address and first leaf reference, by walking up:
-//     a below child sits right after its parent, an above child after the
-//     whole below subtree, and likewise for leaf references. This is the
-//     scan over subtree sizes, taken along the path.
+//  2. Each node's preorder address and first leaf reference, top-down: a
+//     below child sits right after its parent, an above child after the
+//     whole below subtree, and likewise for leaf references (the scan over
+//     subtree sizes, taken along the path).
 //  3. Each node writes itself (and a leaf its triangle indices) there.
 #include "gpu_build_common.cuh"
 
@@ -80,44 +80,86 @@ struct total_refs {
     }
 };
 
-struct write_nodes {
+// Steps 2 and 3: a thread per pool slot, top-down. A parent's pool id is
+// always below its children's (slots are only ever appended, and a child's
+// after its parent's), so thread i waits for its parent's place (a flag per
+// node) and takes its own from it: one step per node where a walk to the
+// root would take one per level. Blocks start in index order, so the
+// parent a thread waits on is running or done, and the wait ends; on the
+// host the slots simply go in order.
+struct place_nodes {
     const kd_gb_pool_node *pool;
-    uint32_t max_depth;
     const uint32_t *size_nodes;
     const uint32_t *size_refs;
+    uint32_t *address;
+    uint32_t *first_ref;
+    uint32_t *placed;              // zero, then 1 once address and first_ref are final
+    uint32_t *broken;
     const uint32_t *leaf_refs;     // large-stage leaves
     const kd_gb_small_root *roots; // small-stage leaves name their root...
     const uint32_t *small_tris;    // ...whose references' triangles are here
     kd_node *nodes;
     uint32_t *leaf_out;
 
+    __host__ __device__ uint32_t load(const uint32_t *p) const
+    {
+#if defined(__CUDA_ARCH__)
+        return *(const volatile uint32_t *)p; // written by another thread
+#else
+        return *p;
+#endif
+    }
+
+    __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
+    {
+        address[i] = at;
+        first_ref[i] = ref;
+#if defined(__CUDA_ARCH__)
+        __threadfence();
+        *(volatile uint32_t *)&placed[i] = 1u;
+#else
+        placed[i] = 1u;
+#endif
+    }
+
     __host__ __device__ void operator()(uint32_t i) const
     {
-        if (pool[i].kind == KD_GB_POOL_DEAD)
+        const kd_gb_pool_node node = pool[i];
+        uint32_t at = 0, ref = 0;
+        if (node.kind == KD_GB_POOL_DEAD) {
+            publish(i, 0, 0); // no node names it, but a corrupt pool should not hang
             return;
-        uint32_t address = 0, first_ref = 0, x = i;
-        for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE && steps <= max_depth; steps++) {
-            uint32_t p = pool[x].parent;
-            uint32_t below = pool[p].a;
-            if (below == x) {
-                address += 1;
-            } else {
-                address += 1 + size_nodes[below];
-                first_ref += size_refs[below];
-            }
-            x = p;
         }
-        kd_gb_pool_node node = pool[i];
+        if (node.parent != KD_GB_NONE) {
+            const uint32_t p = node.parent;
+            if (p >= i) {
+                *broken = 1; // a parent after its child: the pool is corrupt
+                publish(i, 0, 0);
+                return;
+            }
+            while (load(&placed[p]) == 0u) {
+            }
+#if defined(__CUDA_ARCH__)
+            __threadfence();
+#endif
+            const uint32_t below = pool[p].a;
+            at = load(&address[p]) + 1u;
+            ref = load(&first_ref[p]);
+            if (below != i) {
+                at += size_nodes[below];
+                ref += size_refs[below];
+            }
+        }
+        publish(i, at, ref);
         if (node.kind < 3) {
-            nodes[address] = kd_make_interior((int)node.kind, node.split,
-                                              address + 1 + size_nodes[node.a]);
+            nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1 + size_nodes[node.a]);
             return;
         }
         uint32_t count = leaf_count(node);
-        nodes[address] = kd_make_leaf(first_ref, count);
+        nodes[at] = kd_make_leaf(ref, count);
         if (node.kind == KD_GB_POOL_LEAF_LIST) {
             for (uint32_t j = 0; j < count; j++)
-                leaf_out[first_ref + j] = leaf_refs[node.a + j];
+                leaf_out[ref + j] = leaf_refs[node.a + j];
         } else {
             uint32_t start = roots[node.a].ref_start;
             unsigned long long m = node.mask;
@@ -127,7 +169,7 @@ struct write_nodes {
 #else
                 uint32_t bit = (uint32_t)__builtin_ctzll(m);
 #endif
-                leaf_out[first_ref + j] = small_tris[start + bit];
+                leaf_out[ref + j] = small_tris[start + bit];
                 m &= m - 1;
             }
         }
@@ -178,11 +220,17 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)(counts.total_nodes + 1), 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (size_t)(counts.total_leaf_refs + 1), 0, err));
 
-    write_nodes w;
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_ADDRESS, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_FIRST_REF, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 4 * (size_t)num_nodes, err)); // now the placed flags
+    place_nodes w;
     w.pool = sizes.pool;
-    w.max_depth = (uint32_t)s->max_depth;
     w.size_nodes = sizes.size_nodes;
     w.size_refs = sizes.size_refs;
+    w.address = kd_gb_ptr<uint32_t>(b, KD_GB_O_ADDRESS);
+    w.first_ref = kd_gb_ptr<uint32_t>(b, KD_GB_O_FIRST_REF);
+    w.placed = arrivals;
+    w.broken = &scalars->broken_pool;
     w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
     w.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);

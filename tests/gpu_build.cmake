@@ -9,6 +9,9 @@ kd_add_test(NAME gpu_build_emulated LABELS cpu TIMEOUT 600
 
 kd_add_test(NAME gpu_build_device LABELS gpu TIMEOUT 900
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_device.c ${_kd_gb_check})
+# It checks that builds give back their device memory by the device's free
+# memory, which other GPU tests running beside it would change.
+set_tests_properties(gpu_build_device PROPERTIES RUN_SERIAL TRUE)
 
 # The benchmark is a program, not a test (figures, never pass/fail on time).
 add_executable(gpu_build_bench ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_bench.c)
