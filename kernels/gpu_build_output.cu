@@ -19,6 +19,16 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
     return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
 }
 
+// A value another thread of the pass writes (not from a stale cache line).
+__host__ __device__ __forceinline__ uint32_t load(const uint32_t *p)
+{
+#if defined(__CUDA_ARCH__)
+    return *(const volatile uint32_t *)p;
+#else
+    return *p;
+#endif
+}
+
 struct subtree_sizes {
     const kd_gb_pool_node *pool;
     uint32_t num_nodes;
@@ -27,15 +37,6 @@ struct subtree_sizes {
     uint32_t *size_nodes;
     uint32_t *size_refs;
     uint32_t *arrivals;
-
-    __host__ __device__ uint32_t load(const uint32_t *p) const
-    {
-#if defined(__CUDA_ARCH__)
-        return *(const volatile uint32_t *)p; // written by another thread
-#else
-        return *p;
-#endif
-    }
 
     __host__ __device__ void operator()(uint32_t i) const
     {
@@ -100,15 +101,6 @@ struct place_nodes {
     const uint32_t *small_tris;    // ...whose references' triangles are here
     kd_node *nodes;
     uint32_t *leaf_out;
-
-    __host__ __device__ uint32_t load(const uint32_t *p) const
-    {
-#if defined(__CUDA_ARCH__)
-        return *(const volatile uint32_t *)p; // written by another thread
-#else
-        return *p;
-#endif
-    }
 
     __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
     {
