@@ -139,6 +139,29 @@ kd_status cuda_fail(kd_error *err, const char *what, cudaError_t e)
                         "%s: %s", what, cudaGetErrorString(e));
 }
 
+kd_status copy_row(kd_profile_context *ctx, kd_profile_what what, void *d_dst, const void *d_src,
+                   const void *expect, size_t n, kd_profile_row *row, kd_error *err)
+{
+    const size_t bytes = 4 * n;
+    *row = make_row(what, KD_PROFILE_COPY, "copy (device to device)", 0, n, 2.0 * bytes);
+    Op op = [&](cudaStream_t st) {
+        return cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, st);
+    };
+    Timing t;
+    cudaError_t e = cudaMemsetAsync(d_dst, 0xFF, bytes, ctx->stream);
+    if (e == cudaSuccess)
+        e = time_op(ctx, 2 * bytes, op, &t);
+    std::vector<unsigned char> back(bytes);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(back.data(), d_dst, bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "timing the copy", e);
+    set_timing(*row, t);
+    if (n > 0 && memcmp(back.data(), expect, bytes) != 0)
+        set_failed(*row, "the copy differs from its source");
+    return KD_OK;
+}
+
 } // namespace kdp
 
 using namespace kdp;

@@ -81,6 +81,12 @@ void relate(kd_profile_row &row, const kd_profile_row *copy, const kd_profile_ro
 // Turns a CUDA error into a kd_status.
 kd_status cuda_fail(kd_error *err, const char *what, cudaError_t e);
 
+// The row every table is set against: a device-to-device copy of n 4-byte
+// elements from d_src into d_dst (cleared first), timed, then checked on the
+// host against expect.
+kd_status copy_row(kd_profile_context *ctx, kd_profile_what what, void *d_dst, const void *d_src,
+                   const void *expect, size_t n, kd_profile_row *row, kd_error *err);
+
 // Per-primitive entries (profile_<what>.cu).
 kd_status run_reduce(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows,
                      kd_error *err);

@@ -159,28 +159,13 @@ kd_status run_reduce(kd_profile_context *ctx, size_t n, std::vector<kd_profile_r
 
     {
         // The copy: bytes read + written; checked element for element.
-        kd_profile_row row = make_row(KD_PROFILE_REDUCE, KD_PROFILE_COPY, "copy (device to device)",
-                                      0, n, 2.0 * bytes);
         DeviceBuffer<float> d_copy;
         cudaError_t e = d_copy.alloc(n);
         if (e != cudaSuccess)
             return cuda_fail(err, "copy destination", e);
-        Op run = [&](cudaStream_t st) {
-            return cudaMemcpyAsync(d_copy.ptr, b.d_in.ptr, n * sizeof(float),
-                                   cudaMemcpyDeviceToDevice, st);
-        };
-        Timing t;
-        e = cudaMemsetAsync(d_copy.ptr, 0xFF, n * sizeof(float), ctx->stream);
-        if (e == cudaSuccess)
-            e = time_op(ctx, 2 * n * sizeof(float), run, &t);
-        std::vector<float> back(n);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(back.data(), d_copy.ptr, n * sizeof(float), cudaMemcpyDeviceToHost);
-        if (e != cudaSuccess)
-            return cuda_fail(err, "timing the copy", e);
-        set_timing(row, t);
-        if (n > 0 && memcmp(back.data(), host.data(), n * sizeof(float)) != 0)
-            set_failed(row, "the copy differs from its source");
+        kd_profile_row row;
+        if ((s = copy_row(ctx, KD_PROFILE_REDUCE, d_copy.ptr, b.d_in.ptr, host.data(), n, &row, err)) != KD_OK)
+            return s;
         rows.push_back(row);
     }
 

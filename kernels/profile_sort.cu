@@ -121,20 +121,10 @@ kd_status run_sort(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row
     }
 
     {
-        kd_profile_row copy = make_row(KD_PROFILE_SORT, KD_PROFILE_COPY, "copy (device to device)",
-                                       0, n, 8.0 * n);
-        Op op = [&](cudaStream_t st) {
-            return cudaMemcpyAsync(d_keys_out.ptr, d_keys.ptr, n * 4, cudaMemcpyDeviceToDevice, st);
-        };
-        Timing t;
-        e = time_op(ctx, 8 * n, op, &t);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(got.data(), d_keys_out.ptr, n * 4, cudaMemcpyDeviceToHost);
-        if (e != cudaSuccess)
-            return cuda_fail(err, "timing the copy", e);
-        set_timing(copy, t);
-        if (got != keys)
-            set_failed(copy, "the copy differs from its source");
+        kd_profile_row copy;
+        kd_status s = copy_row(ctx, KD_PROFILE_SORT, d_keys_out.ptr, d_keys.ptr, keys.data(), n, &copy, err);
+        if (s != KD_OK)
+            return s;
         rows.push_back(copy);
     }
     const kd_profile_row copy = rows[rows.size() - 1];

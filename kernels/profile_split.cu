@@ -237,21 +237,9 @@ kd_status run_split(kd_profile_context *ctx, size_t n, std::vector<kd_profile_ro
     rows.push_back(row);
 
     {
-        kd_profile_row copy = make_row(KD_PROFILE_SPLIT, KD_PROFILE_COPY, "copy (device to device)",
-                                       0, n, 8.0 * n);
-        Op op = [&](cudaStream_t st) {
-            return cudaMemcpyAsync(d_out.ptr, d_in.ptr, n * 4, cudaMemcpyDeviceToDevice, st);
-        };
-        Timing t;
-        e = time_op(ctx, 8 * n, op, &t);
-        std::vector<uint32_t> got(n);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(got.data(), d_out.ptr, n * 4, cudaMemcpyDeviceToHost);
-        if (e != cudaSuccess)
-            return cuda_fail(err, "timing the copy", e);
-        set_timing(copy, t);
-        if (got != payload)
-            set_failed(copy, "the copy differs from its source");
+        kd_profile_row copy;
+        if ((s = copy_row(ctx, KD_PROFILE_SPLIT, d_out.ptr, d_in.ptr, payload.data(), n, &copy, err)) != KD_OK)
+            return s;
         rows.push_back(copy);
     }
     const kd_profile_row copy = rows[3], cub = rows[1];
