@@ -15,8 +15,6 @@ using namespace kd_gb_large;
 // child's box), and copies the references of nodes that became leaves.
 struct scatter {
     const kd_gb_route *routes;
-    const uint32_t *out_start;
-    uint32_t num_nodes;
     uint32_t num_out;             // split outputs; the level's inputs follow
     kd_gb_refs split_out;
     kd_gb_refs level;
@@ -36,16 +34,7 @@ struct scatter {
                 leaf_refs[leaf_base + (i - nodes[k].ref_start)] = level.tri[i];
             return;
         }
-        // The node: the last whose outputs start at or before j.
-        uint32_t lo = 0, hi = num_nodes;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) >> 1;
-            if (out_start[mid] <= j)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        const kd_gb_route &r = routes[lo];
+        const kd_gb_route &r = routes[split_out.seg[j]]; // the split keeps each output's node
         if (r.leaf_base != KD_GB_NONE)
             return;
         uint32_t local = j - r.out_start;
@@ -249,7 +238,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull)
             return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
         int force_leaf = (double)(max_out + s->num_small_refs + s->num_leaf_refs) > budget;
-        KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 0, 0, err));
+        KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 1, 0, err));
         KD_GB_TRY(kd_gb_ensure_refs(b, refs_next, max_out, 1, 0, err));
         KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + max_out, 0, 1, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SIDES, num_refs, 0, err));
@@ -339,8 +328,6 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
 
         scatter sc;
         sc.routes = bk.routes;
-        sc.out_start = bk.out_start;
-        sc.num_nodes = num_nodes;
         sc.num_out = counts.split_total;
         sc.split_out = split_out;
         sc.level = level;

@@ -84,10 +84,16 @@ kd_status kd_gb_segmented_bounds(kd_gpu_builder *b, kd_reduce_variant variant,
                       "kd_segmented_reduce_bounds");
 }
 
-// The payload list of a reference set: triangle and the six bound arrays.
+// The payload list of a reference set: triangle and the six bound arrays,
+// and the segment ids where the output keeps them.
 static int ref_payloads(const kd_gb_refs *in, const kd_gb_refs *out, kd_split_payload *p)
 {
     int n = 0;
+    if (out->seg) {
+        p[n].d_in = in->seg;
+        p[n].d_out = out->seg;
+        p[n++].elem_bytes = 4;
+    }
     p[n].d_in = in->tri;
     p[n].d_out = out->tri;
     p[n++].elem_bytes = 4;
@@ -129,6 +135,8 @@ kd_status kd_gb_split(kd_gpu_builder *b, const kd_gb_refs *in, const uint8_t *d_
                     continue;
                 uint32_t dst = side == 0 ? left_at++ : right_at++;
                 out->tri[dst] = in->tri[i];
+                if (out->seg)
+                    out->seg[dst] = seg;
                 for (int k = 0; k < 3; k++) {
                     out->lo[k][dst] = in->lo[k][i];
                     out->hi[k][dst] = in->hi[k][i];
