@@ -8,12 +8,20 @@
 #ifndef KD_GPU_BUILD_GEOM_CUH
 #define KD_GPU_BUILD_GEOM_CUH
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kd_build.h"
 
 #define KD_GB_HD static __host__ __device__ __forceinline__
+// Unrolls a loop in device code (host compilers do not know the pragma).
+#if defined(__CUDA_ARCH__)
+#define KD_GB_UNROLL _Pragma("unroll")
+#else
+#define KD_GB_UNROLL
+#endif
 
 #if defined(__CUDA_ARCH__)
 #define KD_GB_FADD(a, b) __fadd_rn((a), (b))
@@ -246,6 +254,24 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
     }
     for (int side = 0; side < 2; side++)
         kd_gb_clip_finish(found[side], dlo[side], dhi[side], mag, safe[side], child[side]);
+}
+
+// One float up or down from x: nextafterf(x, +-INFINITY), bit for bit, with
+// selects instead of the library's branches for the finite values that
+// bounds hold (the small stage takes six per member per node).
+KD_GB_HD float kd_gb_step(float x, int up)
+{
+    if (!(fabsf(x) <= FLT_MAX))
+        return nextafterf(x, up ? INFINITY : -INFINITY);
+    int32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    // Zero steps to the smallest denormal of the step's sign; otherwise the
+    // magnitude grows where the step leads away from zero.
+    int32_t away = (bits >= 0) == (up != 0) ? 1 : -1;
+    bits = x == 0.0f ? (up ? 1 : (int32_t)0x80000001u) : bits + away;
+    float out;
+    memcpy(&out, &bits, sizeof out);
+    return out;
 }
 
 // ---- Surface area heuristic --------------------------------------------------

@@ -3,7 +3,9 @@
 //
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
-// flight at once. A wave is two passes. The node pass takes a warp per node:
+// flight at once. A wave is three passes. The node pass takes a warp per
+// node of more than eight members (a quarter warp per smaller node, nine in
+// ten of them, does the same in registers: gpu_build_small_team.cuh):
 //  - its members' bounds, clipped to its box, come from the bounds arena
 //    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
@@ -27,12 +29,14 @@
 // its bounds into the children that go on, clipping a straddler once for
 // both (perfect splits all the way down, as the CPU builder). Clipping is
 // the costliest step and a node has a few members (5 to 6 on average), so
-// a thread each keeps the GPU busy where a warp per node would not.
+// a thread each keeps the GPU busy where a warp per node would not; the
+// straddlers (about one member in eight) are queued for a clip pass of
+// their own, a thread each.
 // The waves need no host round trip: each pass reads its range from device
 // memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
 
-#include "gpu_build_small_node.cuh"
+#include "gpu_build_small_team.cuh"
 
 namespace {
 
@@ -117,170 +121,6 @@ KD_GB_HD void clip_member(const small_args &g, uint32_t j)
     put_member(g, r, child);
 }
 
-// Arena entries [begin, end) reserved but not used: no task owns them.
-KD_GB_HD void bury_members(const small_args &g, uint32_t begin, uint32_t end)
-{
-    for (uint32_t j = begin; j < end && j < g.arena_capacity; j++)
-        g.owner[j] = KD_GB_NONE;
-}
-
-// A warp's reserved slots (held by lane 0).
-struct reservation {
-    uint32_t task_next, task_end;
-    uint32_t arena_next, arena_end;
-};
-
-// Slots [begin, end) of the task array that will not be used: dead tasks
-// (skipped by the next wave) with dead pool records (skipped by the output).
-KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
-{
-    for (uint32_t slot = begin; slot < end && slot < g.task_capacity; slot++) {
-        task dead;
-        dead.mask = 0;
-        for (int k = 0; k < 6; k++)
-            dead.cell[k] = 0.0f;
-        dead.root = 0;
-        dead.pool_id = g.pool_base + (slot - g.num_roots);
-        dead.parent = KD_GB_NONE;
-        dead.bounds_at = KD_GB_DEAD_TASK;
-        dead.allowance = 0.0f;
-        dead.depth = 0;
-        dead.bad_refines = 0;
-        g.tasks[slot] = dead;
-        kd_gb_pool_node node;
-        node.kind = KD_GB_POOL_DEAD;
-        node.split = 0.0f;
-        node.a = node.b = 0;
-        node.mask = 0;
-        node.parent = KD_GB_NONE;
-        node.depth = 0;
-        g.pool[dead.pool_id] = node;
-    }
-}
-
-// Two task slots and `members` arena entries, from the warp's chunks.
-KD_GB_HD void reserve(const small_args &g, reservation *r, uint32_t members, uint32_t *slot,
-                      uint32_t *at)
-{
-    if (r->task_next + 2 > r->task_end) {
-        bury(g, r->task_next, r->task_end);
-        r->task_next = kd_gb_atomic_add(&g.scalars->task_count, (uint32_t)TASK_CHUNK);
-        r->task_end = r->task_next + TASK_CHUNK;
-    }
-    *slot = r->task_next;
-    r->task_next += 2;
-    if (r->arena_next + members > r->arena_end) {
-        bury_members(g, r->arena_next, r->arena_end);
-        uint32_t chunk = members > (uint32_t)ARENA_CHUNK ? members : (uint32_t)ARENA_CHUNK;
-        r->arena_next = kd_gb_atomic_add(&g.scalars->arena_count, chunk);
-        r->arena_end = r->arena_next + chunk;
-    }
-    *at = r->arena_next;
-    r->arena_next += members;
-}
-
-// One node: leaf or split, its pool record, and its children as new tasks.
-KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index,
-                           uint32_t lane, uint32_t lanes)
-{
-    const task t = g.tasks[index];
-    if (t.bounds_at == KD_GB_DEAD_TASK)
-        return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
-    if (lane == 0)
-        g.plans[index].axis = -1; // until it splits: the member pass skips its members
-    uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
-    decision d;
-    d.leaf = 1;
-    if (m > g.max_leaf_prims && (int)t.depth < g.max_depth && kd_gb_box_area(t.cell) > 0.0f) {
-        prepare_node(g, ws, t, m, lane, lanes);
-        d = decide(g, ws, t, m, lane, lanes);
-    }
-    kd_gb_pool_node node;
-    node.parent = t.parent;
-    node.depth = t.depth;
-    node.mask = 0;
-    if (d.leaf) {
-        if (lane == 0) {
-            node.kind = KD_GB_POOL_LEAF_MASK;
-            node.split = 0.0f;
-            node.a = t.root;
-            node.b = 0;
-            node.mask = t.mask;
-            g.pool[t.pool_id] = node;
-        }
-        return;
-    }
-    // A child that will be a leaf (the rules of process_task, known here) is
-    // written as one at once: its task slot stays dead and its members need
-    // neither bounds nor clipping.
-    float cells[2][6];
-    uint32_t counts[2] = {(uint32_t)kd_gb_popc64(d.below), (uint32_t)kd_gb_popc64(d.above)};
-    int goes_on[2];
-    uint32_t num_members = 0;
-    for (int side = 0; side < 2; side++) {
-        kd_gb_child_cell(t.cell, d.axis, d.pos, side, cells[side]);
-        goes_on[side] = counts[side] > g.max_leaf_prims && (int)t.depth + 1 < g.max_depth &&
-                        kd_gb_box_area(cells[side]) > 0.0f;
-        num_members += goes_on[side] ? counts[side] : 0;
-    }
-    uint32_t slot = 0, base = 0;
-    if (lane == 0)
-        reserve(g, res, num_members, &slot, &base);
-#if defined(__CUDA_ARCH__)
-    slot = __shfl_sync(0xffffffffu, slot, 0);
-    base = __shfl_sync(0xffffffffu, base, 0);
-#endif
-    if ((size_t)slot + 2 > g.task_capacity || (size_t)base + num_members > g.arena_capacity) {
-        if (lane == 0)
-            g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
-        return;
-    }
-    uint32_t at[2] = {base, base + (goes_on[0] ? counts[0] : 0)};
-    // The children's entries name their task; the member pass fills them.
-    for (uint32_t k = lane; k < num_members; k += lanes)
-        g.owner[base + k] = slot + (goes_on[0] && k < counts[0] ? 0u : 1u);
-    if (lane != 0)
-        return;
-    member_plan plan;
-    plan.below = d.below;
-    plan.above = d.above;
-    for (int side = 0; side < 2; side++)
-        plan.at[side] = goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
-    plan.pos = d.pos;
-    plan.axis = d.axis;
-    g.plans[index] = plan;
-    node.kind = (uint32_t)d.axis;
-    node.split = d.pos;
-    node.a = g.pool_base + (slot - g.num_roots);
-    node.b = node.a + 1;
-    for (int side = 0; side < 2; side++) {
-        task c;
-        c.mask = side ? d.above : d.below;
-        for (int k = 0; k < 6; k++)
-            c.cell[k] = cells[side][k];
-        c.root = t.root;
-        c.pool_id = node.a + (uint32_t)side;
-        c.parent = t.pool_id;
-        c.bounds_at = goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
-        c.depth = (uint16_t)(t.depth + 1);
-        c.bad_refines = (uint16_t)d.bad_refines;
-        c.allowance = d.allowance;
-        g.tasks[slot + (uint32_t)side] = c;
-        if (!goes_on[side]) {
-            kd_gb_pool_node leaf;
-            leaf.kind = KD_GB_POOL_LEAF_MASK;
-            leaf.split = 0.0f;
-            leaf.a = t.root;
-            leaf.b = 0;
-            leaf.mask = c.mask;
-            leaf.parent = t.pool_id;
-            leaf.depth = c.depth;
-            g.pool[c.pool_id] = leaf;
-        }
-    }
-    g.pool[t.pool_id] = node;
-}
-
 // Wave 0: the roots as tasks.
 struct init_tasks {
     const kd_gb_small_root *roots;
@@ -325,11 +165,13 @@ struct init_arena {
     }
 };
 
-// The node pass of a wave: a warp per task. Blocks of four warps, at least
+// The node pass of a wave: a warp per four tasks, a quarter warp each for
+// those of at most TEAM_LANES members, the whole warp for the rest (see
+// gpu_build_small_team.cuh). Blocks of four warps, at least
 // KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the latency of
 // the global loads a node makes.
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 6 and 8 within 5%, 3 fastest
+#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 5 and 6 within 2% (3, 6, 8 before the quarter warps)
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
@@ -342,10 +184,10 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     reservation res = {0, 0, 0, 0};
-    for (uint32_t i = begin + warp; i < end; i += warps) {
-        process_task(g, ws, &res, i, lane, 32);
-        __syncwarp();
-    }
+    const uint32_t team = lane / TEAM_LANES, stride = TEAMS_PER_WARP * warps;
+    // (Loading the next four tasks ahead, across the iteration, measured 2% slower.)
+    for (uint32_t first = begin + TEAMS_PER_WARP * warp; first < end; first += stride)
+        process_quad(g, ws, &res, first, end, lane, quad_task(g, first + team, end));
     if (lane == 0) {
         bury(g, res.task_next, res.task_end);
         bury_members(g, res.arena_next, res.arena_end);

@@ -1,7 +1,9 @@
-// The small-node stage's records and its per-node evaluation (one warp per
-// node; lanes = 1 under host emulation): members into compact arrays, their
-// bounds sorted per axis, every candidate plane costed, pbrt-v4's rules.
-// Included by gpu_build_small.cu only.
+// The small-node stage's records and its reference evaluation of a node: a
+// warp per node through a shared workspace (the device takes it for nodes of
+// more than 32 members; the host emulation, one lane, for every node):
+// members into compact arrays, their bounds sorted per axis, every candidate
+// plane costed, pbrt-v4's rules. gpu_build_small_team.cuh repeats the choice
+// in registers for smaller nodes. Included by the small stage only.
 #ifndef KD_GPU_BUILD_SMALL_NODE_CUH
 #define KD_GPU_BUILD_SMALL_NODE_CUH
 
@@ -141,11 +143,8 @@ struct decision {
     float allowance;      // of each child
 };
 
-// The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
-// node is member k / 6's; its id (for ties) counts in the root's references,
-// so it does not depend on which members the node has.
-KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m,
-                         uint32_t lane, uint32_t lanes)
+// A node's outcome before any plane is chosen: a leaf.
+KD_GB_HD decision leaf_decision(const task &t)
 {
     decision d;
     d.leaf = 1;
@@ -154,6 +153,43 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
     d.below = d.above = 0;
     d.bad_refines = t.bad_refines;
     d.allowance = 0.0f;
+    return d;
+}
+
+// pbrt-v4's rules on the cheapest plane (cost best): a plane dearer than the
+// leaf counts a bad refine; 0 where the node stays a leaf.
+KD_GB_HD int accept_split(const small_args &g, uint32_t m, float best, decision *d)
+{
+    float old_cost = KD_GB_FMUL(g.sah.intersect, (float)m);
+    if (best > old_cost)
+        d->bad_refines++;
+    return !((best > KD_GB_FMUL(g.bad_cost_ratio, old_cost) && m < g.cutoff_prims) ||
+             d->bad_refines >= g.max_bad_refines);
+}
+
+// The split at pos with the children's masks, if they can hold their
+// references within the allowance (else the node stays a leaf).
+KD_GB_HD void take_split(const task &t, uint32_t m, int axis, float pos, unsigned long long below,
+                         unsigned long long above, decision *d)
+{
+    d->below = below;
+    d->above = above;
+    d->allowance = kd_gb_child_allowance(t.allowance, m, (uint32_t)kd_gb_popc64(below),
+                                         (uint32_t)kd_gb_popc64(above));
+    if (d->allowance < 1.0f)
+        return;
+    d->leaf = 0;
+    d->axis = axis;
+    d->pos = pos;
+}
+
+// The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
+// node is member k / 6's; its id (for ties) counts in the root's references,
+// so it does not depend on which members the node has.
+KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m,
+                         uint32_t lane, uint32_t lanes)
+{
+    decision d = leaf_decision(t);
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
     float best = INFINITY;
     uint32_t best_id = KD_GB_NONE;
@@ -162,8 +198,7 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
     for (uint32_t k = lane; k < CAND_PER_REF * m; k += lanes) {
         uint32_t c = k / CAND_PER_REF, rem = k % CAND_PER_REF;
         int a = (int)(rem >> 1), upper = (int)(rem & 1);
-        float s = upper ? nextafterf(ws->hi[a][c], INFINITY) : nextafterf(ws->lo[a][c], -INFINITY);
-        s = KD_GB_FADD(s, 0.0f);
+        float s = KD_GB_FADD(kd_gb_step(upper ? ws->hi[a][c] : ws->lo[a][c], upper), 0.0f);
         if (!(t.cell[a] < s && s < t.cell[3 + a]))
             continue;
         uint32_t ilo = count_below(ws->sorted_lo[a], m, s, 1);
@@ -185,11 +220,7 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
 #endif
     if (best_id == KD_GB_NONE)
         return d;
-    float old_cost = KD_GB_FMUL(g.sah.intersect, (float)m);
-    if (best > old_cost)
-        d.bad_refines++;
-    if ((best > KD_GB_FMUL(g.bad_cost_ratio, old_cost) && m < g.cutoff_prims) ||
-        d.bad_refines >= g.max_bad_refines)
+    if (!accept_split(g, m, best, &d))
         return d;
     // The children: members with lower bound <= s below, upper bound >= s above.
     for (uint32_t c = lane; c < m; c += lanes) {
@@ -205,13 +236,7 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
         d.above |= __shfl_xor_sync(0xffffffffu, d.above, dd);
     }
 #endif
-    d.allowance = kd_gb_child_allowance(t.allowance, m, (uint32_t)kd_gb_popc64(d.below),
-                                        (uint32_t)kd_gb_popc64(d.above));
-    if (d.allowance < 1.0f)
-        return d; // the children could not hold their references
-    d.leaf = 0;
-    d.axis = best_axis;
-    d.pos = best_pos;
+    take_split(t, m, best_axis, best_pos, d.below, d.above, &d);
     return d;
 }
 

@@ -17,3 +17,9 @@ set_tests_properties(gpu_build_device PROPERTIES RUN_SERIAL TRUE)
 add_executable(gpu_build_bench ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_bench.c)
 target_link_libraries(gpu_build_bench PRIVATE scankd_core)
 target_compile_options(gpu_build_bench PRIVATE ${KD_WARNINGS})
+
+# The small stage's float step against nextafterf (host code, no device).
+add_executable(gpu_build_step ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_step.cu)
+target_link_libraries(gpu_build_step PRIVATE scankd_gpu)
+add_test(NAME gpu_build_step COMMAND gpu_build_step)
+set_tests_properties(gpu_build_step PROPERTIES LABELS cpu)

@@ -1,0 +1,220 @@
+// The small-node stage's task bookkeeping, shared by the node pass's warp
+// and quarter-warp paths and by the host emulation: slots reserved in
+// chunks, unused slots buried, and a node's outcome written (its pool
+// record, and for a split the children's tasks, arena entries and plan).
+// Included by gpu_build_small.cu only.
+#ifndef KD_GPU_BUILD_SMALL_TASKS_CUH
+#define KD_GPU_BUILD_SMALL_TASKS_CUH
+
+#include "gpu_build_small_node.cuh"
+
+namespace kd_gb_small {
+
+// Arena entries [begin, end) reserved but not used: no task owns them.
+KD_GB_HD void bury_members(const small_args &g, uint32_t begin, uint32_t end)
+{
+    for (uint32_t j = begin; j < end && j < g.arena_capacity; j++)
+        g.owner[j] = KD_GB_NONE;
+}
+
+// A warp's reserved slots (held by lane 0).
+struct reservation {
+    uint32_t task_next, task_end;
+    uint32_t arena_next, arena_end;
+};
+
+// Slots [begin, end) of the task array that will not be used: dead tasks
+// (skipped by the next wave) with dead pool records (skipped by the output).
+KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
+{
+    for (uint32_t slot = begin; slot < end && slot < g.task_capacity; slot++) {
+        task dead;
+        dead.mask = 0;
+        for (int k = 0; k < 6; k++)
+            dead.cell[k] = 0.0f;
+        dead.root = 0;
+        dead.pool_id = g.pool_base + (slot - g.num_roots);
+        dead.parent = KD_GB_NONE;
+        dead.bounds_at = KD_GB_DEAD_TASK;
+        dead.allowance = 0.0f;
+        dead.depth = 0;
+        dead.bad_refines = 0;
+        g.tasks[slot] = dead;
+        kd_gb_pool_node node;
+        node.kind = KD_GB_POOL_DEAD;
+        node.split = 0.0f;
+        node.a = node.b = 0;
+        node.mask = 0;
+        node.parent = KD_GB_NONE;
+        node.depth = 0;
+        g.pool[dead.pool_id] = node;
+    }
+}
+
+// Two task slots and `members` arena entries, from the warp's chunks.
+KD_GB_HD void reserve(const small_args &g, reservation *r, uint32_t members, uint32_t *slot,
+                      uint32_t *at)
+{
+    if (r->task_next + 2 > r->task_end) {
+        bury(g, r->task_next, r->task_end);
+        r->task_next = kd_gb_atomic_add(&g.scalars->task_count, (uint32_t)TASK_CHUNK);
+        r->task_end = r->task_next + TASK_CHUNK;
+    }
+    *slot = r->task_next;
+    r->task_next += 2;
+    if (r->arena_next + members > r->arena_end) {
+        bury_members(g, r->arena_next, r->arena_end);
+        uint32_t chunk = members > (uint32_t)ARENA_CHUNK ? members : (uint32_t)ARENA_CHUNK;
+        r->arena_next = kd_gb_atomic_add(&g.scalars->arena_count, chunk);
+        r->arena_end = r->arena_next + chunk;
+    }
+    *at = r->arena_next;
+    r->arena_next += members;
+}
+
+// A task the node pass may split: more members than a leaf may hold, above
+// the depth cap, a box with area. Others become leaves as they are.
+KD_GB_HD int splittable(const small_args &g, const task &t, uint32_t m)
+{
+    return m > g.max_leaf_prims && (int)t.depth < g.max_depth && kd_gb_box_area(t.cell) > 0.0f;
+}
+
+KD_GB_HD void write_leaf(const small_args &g, const task &t)
+{
+    kd_gb_pool_node node;
+    node.kind = KD_GB_POOL_LEAF_MASK;
+    node.split = 0.0f;
+    node.a = t.root;
+    node.b = 0;
+    node.mask = t.mask;
+    node.parent = t.parent;
+    node.depth = t.depth;
+    g.pool[t.pool_id] = node;
+}
+
+// A split's children: their boxes and counts, and which go on as tasks. A
+// child that will be a leaf (the rules of splittable, known here) is written
+// as one at once: its task slot stays dead and its members need neither
+// bounds nor clipping.
+struct children {
+    float cells[2][6];
+    uint32_t counts[2];
+    int goes_on[2];
+    uint32_t num_members;   // arena entries the children that go on need
+};
+
+KD_GB_HD void plan_children(const small_args &g, const task &t, const decision &d, children *ch)
+{
+    ch->counts[0] = (uint32_t)kd_gb_popc64(d.below);
+    ch->counts[1] = (uint32_t)kd_gb_popc64(d.above);
+    ch->num_members = 0;
+KD_GB_UNROLL
+    for (int side = 0; side < 2; side++) {
+        kd_gb_child_cell(t.cell, d.axis, d.pos, side, ch->cells[side]);
+        ch->goes_on[side] = ch->counts[side] > g.max_leaf_prims && (int)t.depth + 1 < g.max_depth &&
+                            kd_gb_box_area(ch->cells[side]) > 0.0f;
+        ch->num_members += ch->goes_on[side] ? ch->counts[side] : 0;
+    }
+}
+
+// Writes split `d` of task `index` into the slots reserved for it (two tasks
+// from `slot`, the members from `base`). The team's lanes share the stores:
+// lane 0 the plan and the node, lanes 1 and 2 a child each.
+KD_GB_HD void commit_split(const small_args &g, const task &t, uint32_t index, const decision &d,
+                           const children &ch, uint32_t slot, uint32_t base, uint32_t lane,
+                           uint32_t lanes)
+{
+    if ((size_t)slot + 2 > g.task_capacity || (size_t)base + ch.num_members > g.arena_capacity) {
+        if (lane == 0)
+            g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
+        return;
+    }
+    uint32_t at[2] = {base, base + (ch.goes_on[0] ? ch.counts[0] : 0)};
+    // The children's entries name their task; the member pass fills them.
+    for (uint32_t k = lane; k < ch.num_members; k += lanes)
+        g.owner[base + k] = slot + (ch.goes_on[0] && k < ch.counts[0] ? 0u : 1u);
+    uint32_t first_child = g.pool_base + (slot - g.num_roots);
+    if (lane == 0) {
+        member_plan plan;
+        plan.below = d.below;
+        plan.above = d.above;
+        for (int side = 0; side < 2; side++)
+            plan.at[side] = ch.goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
+        plan.pos = d.pos;
+        plan.axis = d.axis;
+        g.plans[index] = plan;
+        kd_gb_pool_node node;
+        node.parent = t.parent;
+        node.depth = t.depth;
+        node.mask = 0;
+        node.kind = (uint32_t)d.axis;
+        node.split = d.pos;
+        node.a = first_child;
+        node.b = first_child + 1;
+        g.pool[t.pool_id] = node;
+    }
+KD_GB_UNROLL
+    for (int side = 0; side < 2; side++) {
+        if (lane != (1u + (uint32_t)side) % lanes)
+            continue;
+        task c;
+        c.mask = side ? d.above : d.below;
+        for (int k = 0; k < 6; k++)
+            c.cell[k] = ch.cells[side][k];
+        c.root = t.root;
+        c.pool_id = first_child + (uint32_t)side;
+        c.parent = t.pool_id;
+        c.bounds_at = ch.goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
+        c.depth = (uint16_t)(t.depth + 1);
+        c.bad_refines = (uint16_t)d.bad_refines;
+        c.allowance = d.allowance;
+        g.tasks[slot + (uint32_t)side] = c;
+        if (!ch.goes_on[side])
+            write_leaf(g, c);
+    }
+}
+
+// A node decided by a whole warp (or the emulation's one lane): its leaf, or
+// its split with slots reserved by lane 0.
+KD_GB_HD void finish_task(const small_args &g, reservation *res, const task &t, uint32_t index,
+                          const decision &d, uint32_t lane, uint32_t lanes)
+{
+    if (d.leaf) {
+        if (lane == 0)
+            write_leaf(g, t);
+        return;
+    }
+    children ch;
+    plan_children(g, t, d, &ch);
+    uint32_t slot = 0, base = 0;
+    if (lane == 0)
+        reserve(g, res, ch.num_members, &slot, &base);
+#if defined(__CUDA_ARCH__)
+    slot = __shfl_sync(0xffffffffu, slot, 0);
+    base = __shfl_sync(0xffffffffu, base, 0);
+#endif
+    commit_split(g, t, index, d, ch, slot, base, lane, lanes);
+}
+
+// One node with a warp (the host emulation: one lane): leaf or split, its
+// pool record, and its children as new tasks.
+KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index,
+                           uint32_t lane, uint32_t lanes)
+{
+    const task t = g.tasks[index];
+    if (t.bounds_at == KD_GB_DEAD_TASK)
+        return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
+    if (lane == 0)
+        g.plans[index].axis = -1; // until it splits: the member pass skips its members
+    uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
+    decision d = leaf_decision(t);
+    if (splittable(g, t, m)) {
+        prepare_node(g, ws, t, m, lane, lanes);
+        d = decide(g, ws, t, m, lane, lanes);
+    }
+    finish_task(g, res, t, index, d, lane, lanes);
+}
+
+} // namespace kd_gb_small
+
+#endif

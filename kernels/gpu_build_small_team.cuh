@@ -1,0 +1,225 @@
+// The node pass for nodes of at most TEAM_LANES members (nine in ten of the
+// small stage's nodes, five on average): a quarter warp per node, a lane per
+// member, everything in registers. Each lane holds its member's bounds and
+// costs that member's six candidate planes; the counts on either side of a
+// plane come from the other members' bounds, passed round the team by
+// shuffles. The cheapest (cost, id) wins as in `decide`, whose rules and
+// arithmetic this repeats, so a node gets the same split either way (the
+// device tests compare the device tree with the emulation's, which takes
+// the warp path for every node). Device only; included by gpu_build_small.cu.
+#ifndef KD_GPU_BUILD_SMALL_TEAM_CUH
+#define KD_GPU_BUILD_SMALL_TEAM_CUH
+
+#include "gpu_build_small_tasks.cuh"
+
+namespace kd_gb_small {
+
+enum { TEAM_LANES = 8, TEAMS_PER_WARP = 32 / TEAM_LANES };
+
+#if defined(__CUDACC__)
+// Of three values, the one of `axis` (selects: an indexed register array
+// would go to local memory).
+__device__ __forceinline__ float pick_axis(int axis, float x, float y, float z)
+{
+    return axis == 0 ? x : axis == 1 ? y : z;
+}
+
+// The bit of member c (< LANES) in the root's mask: for a quarter warp the
+// lowest once the c lower ones are cleared, else the general search.
+template <int LANES>
+__device__ __forceinline__ unsigned long long member_bit(unsigned long long mask, uint32_t c)
+{
+    if constexpr (LANES > 8) {
+        return 1ull << kd_gb_nth_bit64(mask, c);
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < LANES - 1; k++)
+            mask = k < c ? mask & (mask - 1ull) : mask;
+        return mask & (~mask + 1ull);
+    }
+}
+
+// A team of LANES lanes decides a node of at most LANES members, a lane per
+// member. The whole warp runs this together (every shuffle has all 32
+// lanes); a team whose node is not `active` computes nothing that is used.
+// `tl`: the lane in the team, which is the member it holds.
+template <int LANES>
+__device__ decision decide_team(const small_args &g, const task &t, uint32_t m, int active,
+                                uint32_t tl)
+{
+    const unsigned all = 0xffffffffu;
+    decision d = leaf_decision(t);
+    const int have = active && tl < m;
+    float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.0f, 0.0f, 0.0f};
+    const unsigned long long my_bit = have ? member_bit<LANES>(t.mask, tl) : 0ull;
+    if (have) {
+        const member_box box = g.arena[t.bounds_at + tl];
+        for (int a = 0; a < 3; a++) {
+            lo[a] = box.v[a];
+            hi[a] = box.v[3 + a];
+        }
+    }
+    // Candidate r (= 2 * axis + upper) of this lane's member, as in decide.
+    float s[CAND_PER_REF];
+    uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
+#pragma unroll
+    for (int r = 0; r < CAND_PER_REF; r++) {
+        s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? hi[r >> 1] : lo[r >> 1], r & 1), 0.0f);
+        below[r] = above[r] = 0;
+    }
+    // Every member's bounds against this lane's planes; the loop runs to
+    // the largest node of the warp.
+    uint32_t most = active ? m : 0u;
+#pragma unroll
+    for (int dd = 16; dd > 0; dd >>= 1)
+        most = max(most, __shfl_xor_sync(all, most, dd));
+#pragma unroll 1
+    for (uint32_t from = 0; from < most; from++) {
+        float other_lo[3], other_hi[3];
+#pragma unroll
+        for (int a = 0; a < 3; a++) {
+            other_lo[a] = __shfl_sync(all, lo[a], (int)from, LANES);
+            other_hi[a] = __shfl_sync(all, hi[a], (int)from, LANES);
+        }
+        const uint32_t counts = from < m;
+#pragma unroll
+        for (int r = 0; r < CAND_PER_REF; r++) {
+            below[r] += counts & (other_lo[r >> 1] <= s[r]);
+            above[r] += counts & (other_hi[r >> 1] >= s[r]);
+        }
+    }
+    // Ties go to the lower id. decide's ids count in the root's references,
+    // these in the node's members; both orders agree, members being kept in
+    // reference order, so the winner is the same.
+    float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
+    float best = INFINITY, best_pos = 0.0f;
+    uint32_t best_id = KD_GB_NONE;
+    int best_axis = 0;
+#pragma unroll
+    for (int r = 0; r < CAND_PER_REF; r++) {
+        int a = r >> 1;
+        if (!have || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
+            continue;
+        float cost = kd_gb_split_cost(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
+        uint32_t id = tl * CAND_PER_REF + (uint32_t)r;
+        if (cost < best || (cost == best && id < best_id)) {
+            best = cost;
+            best_id = id;
+            best_axis = a;
+            best_pos = s[r];
+        }
+    }
+    // The team's cheapest.
+#pragma unroll
+    for (int dd = LANES / 2; dd > 0; dd >>= 1) {
+        float other = __shfl_xor_sync(all, best, dd, LANES);
+        uint32_t other_id = __shfl_xor_sync(all, best_id, dd, LANES);
+        int other_axis = __shfl_xor_sync(all, best_axis, dd, LANES);
+        float other_pos = __shfl_xor_sync(all, best_pos, dd, LANES);
+        if (other < best || (other == best && other_id < best_id)) {
+            best = other;
+            best_id = other_id;
+            best_axis = other_axis;
+            best_pos = other_pos;
+        }
+    }
+    // The children's masks (computed by every lane; shuffles need them all).
+    const int found = best_id != KD_GB_NONE;
+    unsigned long long below_mask =
+        found && pick_axis(best_axis, lo[0], lo[1], lo[2]) <= best_pos ? my_bit : 0ull;
+    unsigned long long above_mask =
+        found && pick_axis(best_axis, hi[0], hi[1], hi[2]) >= best_pos ? my_bit : 0ull;
+#pragma unroll
+    for (int dd = LANES / 2; dd > 0; dd >>= 1) {
+        below_mask |= __shfl_xor_sync(all, below_mask, dd, LANES);
+        above_mask |= __shfl_xor_sync(all, above_mask, dd, LANES);
+    }
+    if (active && found && accept_split(g, m, best, &d))
+        take_split(t, m, best_axis, best_pos, below_mask, above_mask, &d);
+    return d;
+}
+
+// A node of more than TEAM_LANES members with the whole warp: in registers,
+// a lane per member, up to 32 members; through the shared workspace
+// (process_task) above that.
+__device__ void process_task_warp(const small_args &g, workspace *ws, reservation *res,
+                                  uint32_t index, uint32_t lane)
+{
+    const task t = g.tasks[index];
+    const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
+    if (m > 32) {
+        process_task(g, ws, res, index, lane, 32);
+        return;
+    }
+    if (lane == 0)
+        g.plans[index].axis = -1;
+    finish_task(g, res, t, index, decide_team<32>(g, t, m, splittable(g, t, m), lane), lane, 32);
+}
+
+// Tasks [first, first + 4) (those below `end`; t is the lane's team's): a
+// team per task of at most TEAM_LANES members; the warp then takes the
+// larger ones one at a time.
+// Lane 0 reserves the teams' slots from the warp's chunks, in team order.
+// The whole warp calls this.
+// Task `index` of the wave, or a dead one past its end.
+__device__ __forceinline__ task quad_task(const small_args &g, uint32_t index, uint32_t end)
+{
+    task t;
+    t.mask = 0;
+    t.bounds_at = KD_GB_DEAD_TASK;
+    if (index < end)
+        t = g.tasks[index];
+    return t;
+}
+
+__device__ void process_quad(const small_args &g, workspace *ws, reservation *res, uint32_t first,
+                             uint32_t end, uint32_t lane, const task &t)
+{
+    const unsigned all = 0xffffffffu;
+    const uint32_t team = lane / TEAM_LANES, tl = lane % TEAM_LANES;
+    const uint32_t index = first + team;
+    const int alive = t.bounds_at != KD_GB_DEAD_TASK;
+    const uint32_t m = alive ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
+    const int small = alive && m <= TEAM_LANES;
+    if (small && tl == 0)
+        g.plans[index].axis = -1; // until it splits: the member pass skips its members
+    const int active = small && splittable(g, t, m);
+    decision d = decide_team<TEAM_LANES>(g, t, m, active, tl);
+    if (small && d.leaf && tl == 0)
+        write_leaf(g, t);
+    const int splits = small && !d.leaf;
+    children ch;
+    ch.num_members = 0;
+    if (splits)
+        plan_children(g, t, d, &ch);
+    uint32_t slot = 0, base = 0;
+#pragma unroll 1
+    for (int j = 0; j < TEAMS_PER_WARP; j++) {
+        int wants = __shfl_sync(all, splits, j * TEAM_LANES);
+        uint32_t members = __shfl_sync(all, ch.num_members, j * TEAM_LANES);
+        uint32_t got_slot = 0, got_base = 0;
+        if (lane == 0 && wants)
+            reserve(g, res, members, &got_slot, &got_base);
+        got_slot = __shfl_sync(all, got_slot, 0);
+        got_base = __shfl_sync(all, got_base, 0);
+        if (team == (uint32_t)j) {
+            slot = got_slot;
+            base = got_base;
+        }
+    }
+    if (splits)
+        commit_split(g, t, index, d, ch, slot, base, tl, TEAM_LANES);
+    __syncwarp();
+    unsigned larger = __ballot_sync(all, alive && !small && tl == 0);
+    while (larger) {
+        uint32_t j = (uint32_t)__ffs(larger) - 1u;
+        larger &= larger - 1u;
+        process_task_warp(g, ws, res, first + j / TEAM_LANES, lane);
+        __syncwarp();
+    }
+}
+#endif
+
+} // namespace kd_gb_small
+
+#endif
