@@ -11,6 +11,7 @@
 //     subtree sizes, taken along the path).
 //  3. Each node writes itself (and a leaf its triangle indices) there.
 #include "gpu_build_common.cuh"
+#include "lookback.cuh"
 
 namespace {
 
@@ -52,14 +53,13 @@ struct subtree_sizes {
                 *broken = 1; // a path longer than the depth cap: the pool is corrupt
                 return;
             }
+            // Arriving releases this subtree's sizes and acquires the sibling's.
 #if defined(__CUDA_ARCH__)
-            __threadfence(); // publish this subtree's sizes before arriving
+            if (kd_fetch_add_acq_rel_u32(&arrivals[p], 1u) == 0)
+#else
+            if (arrivals[p]++ == 0)
 #endif
-            if (kd_gb_atomic_add(&arrivals[p], 1u) == 0)
                 return; // the sibling is not done; it will sum the parent
-#if defined(__CUDA_ARCH__)
-            __threadfence();
-#endif
             uint32_t below = pool[p].a, above = pool[p].b;
             size_nodes[p] = 1 + load(&size_nodes[below]) + load(&size_nodes[above]);
             size_refs[p] = load(&size_refs[below]) + load(&size_refs[above]);
@@ -107,8 +107,7 @@ struct place_nodes {
         address[i] = at;
         first_ref[i] = ref;
 #if defined(__CUDA_ARCH__)
-        __threadfence();
-        *(volatile uint32_t *)&placed[i] = 1u;
+        kd_store_release_u32(&placed[i], 1u); // after address and first_ref
 #else
         placed[i] = 1u;
 #endif
@@ -129,10 +128,9 @@ struct place_nodes {
                 publish(i, 0, 0);
                 return;
             }
-            while (load(&placed[p]) == 0u) {
-            }
 #if defined(__CUDA_ARCH__)
-            __threadfence();
+            while (kd_load_acquire_u32(&placed[p]) == 0u) {
+            }
 #endif
             const uint32_t below = pool[p].a;
             at = load(&address[p]) + 1u;
