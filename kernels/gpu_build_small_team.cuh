@@ -156,11 +156,6 @@ __device__ void process_task_warp(const small_args &g, workspace *ws, reservatio
     finish_task(g, res, t, index, decide_team<32>(g, t, m, splittable(g, t, m), lane), lane, 32);
 }
 
-// Tasks [first, first + 4) (those below `end`; t is the lane's team's): a
-// team per task of at most TEAM_LANES members; the warp then takes the
-// larger ones one at a time.
-// Lane 0 reserves the teams' slots from the warp's chunks, in team order.
-// The whole warp calls this.
 // Task `index` of the wave, or a dead one past its end.
 __device__ __forceinline__ task quad_task(const small_args &g, uint32_t index, uint32_t end)
 {
@@ -172,6 +167,10 @@ __device__ __forceinline__ task quad_task(const small_args &g, uint32_t index, u
     return t;
 }
 
+// Tasks [first, first + 4) (those below `end`; t is the lane's team's): a
+// team per task of at most TEAM_LANES members; the warp then takes the
+// larger ones one at a time. Lane 0 reserves the teams' slots from the
+// warp's chunks, in team order. The whole warp calls this.
 __device__ void process_quad(const small_args &g, workspace *ws, reservation *res, uint32_t first,
                              uint32_t end, uint32_t lane, const task &t)
 {
