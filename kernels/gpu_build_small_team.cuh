@@ -1,6 +1,6 @@
-// The node pass for nodes of at most TEAM_LANES members (nine in ten of the
-// small stage's nodes, five on average): a quarter warp per node, a lane per
-// member, everything in registers. Each lane holds its member's bounds and
+// The node pass in registers: a quarter warp per node of at most TEAM_LANES
+// members (nine in ten of the small stage's nodes, five on average), the
+// whole warp per node of up to 32, a lane per member. Each lane holds its member's bounds and
 // costs that member's six candidate planes; the counts on either side of a
 // plane come from the other members' bounds, passed round the team by
 // shuffles. The cheapest (cost, id) wins as in `decide`, whose rules and
