@@ -100,6 +100,23 @@ struct kd_gb_pool_node {
     uint32_t depth;
 };
 
+// One pool record: interior (kind = axis; a, b: the children), list leaf (a:
+// first leaf reference, b: count), mask leaf (a: small root; mask), or dead.
+static __host__ __device__ __forceinline__ kd_gb_pool_node kd_gb_pool_record(
+    uint32_t kind, float split, uint32_t a, uint32_t b, unsigned long long mask, uint32_t parent,
+    uint32_t depth)
+{
+    kd_gb_pool_node n;
+    n.kind = kind;
+    n.split = split;
+    n.a = a;
+    n.b = b;
+    n.mask = mask;
+    n.parent = parent;
+    n.depth = depth;
+    return n;
+}
+
 // Scalars the device writes and the host reads back (one copy per level).
 struct kd_gb_scalars {
     float scene_box[6];

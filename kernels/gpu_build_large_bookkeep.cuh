@@ -72,16 +72,8 @@ struct bookkeep {
         r.pos = c.pos;
         out_start[k] = off[Q_OUT];
 
-        kd_gb_pool_node self;
-        self.parent = node.parent;
-        self.depth = node.depth;
-        self.mask = 0;
         if (p.leaf) {
             r.leaf_base = leaf_ref_base + off[Q_LEAF_REFS];
-            self.kind = KD_GB_POOL_LEAF_LIST;
-            self.split = 0.0f;
-            self.a = r.leaf_base;
-            self.b = p.n;
             for (int side = 0; side < 2; side++) {
                 r.dest_kind[side] = KD_GB_DEST_DROP;
                 r.dest_base[side] = 0;
@@ -89,17 +81,15 @@ struct bookkeep {
                 for (int j = 0; j < 6; j++)
                     r.child_cell[side][j] = node.cell[j];
             }
-            pool[node.pool_id] = self;
+            pool[node.pool_id] = kd_gb_pool_record(KD_GB_POOL_LEAF_LIST, 0.0f, r.leaf_base, p.n, 0,
+                                                   node.parent, node.depth);
             routes[k] = r;
             return;
         }
         r.leaf_base = KD_GB_NONE;
         uint32_t child_id[2] = {pool_base + off[Q_POOL], pool_base + off[Q_POOL] + 1};
-        self.kind = (uint32_t)c.axis;
-        self.split = c.pos;
-        self.a = child_id[0];
-        self.b = child_id[1];
-        pool[node.pool_id] = self;
+        pool[node.pool_id] = kd_gb_pool_record((uint32_t)c.axis, c.pos, child_id[0], child_id[1], 0,
+                                               node.parent, node.depth);
 
         uint32_t large_at = off[Q_LARGE_NODES], large_ref_at = off[Q_LARGE_REFS];
         uint32_t small_at = off[Q_SMALL_ROOTS], small_ref_at = off[Q_SMALL_REFS];
@@ -144,15 +134,8 @@ struct bookkeep {
                 small_ref_at += count;
             } else {
                 // An empty child is an empty leaf right away.
-                kd_gb_pool_node empty;
-                empty.kind = KD_GB_POOL_LEAF_LIST;
-                empty.split = 0.0f;
-                empty.a = 0;
-                empty.b = 0;
-                empty.mask = 0;
-                empty.parent = node.pool_id;
-                empty.depth = node.depth + 1;
-                pool[child_id[side]] = empty;
+                pool[child_id[side]] = kd_gb_pool_record(KD_GB_POOL_LEAF_LIST, 0.0f, 0, 0, 0,
+                                                         node.pool_id, node.depth + 1);
             }
         }
         routes[k] = r;

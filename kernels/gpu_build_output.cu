@@ -20,16 +20,6 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
     return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
 }
 
-// A value another thread of the pass writes (not from a stale cache line).
-__host__ __device__ __forceinline__ uint32_t load(const uint32_t *p)
-{
-#if defined(__CUDA_ARCH__)
-    return *(const volatile uint32_t *)p;
-#else
-    return *p;
-#endif
-}
-
 struct subtree_sizes {
     const kd_gb_pool_node *pool;
     uint32_t num_nodes;
@@ -61,8 +51,9 @@ struct subtree_sizes {
 #endif
                 return; // the sibling is not done; it will sum the parent
             uint32_t below = pool[p].a, above = pool[p].b;
-            size_nodes[p] = 1 + load(&size_nodes[below]) + load(&size_nodes[above]);
-            size_refs[p] = load(&size_refs[below]) + load(&size_refs[above]);
+            // Plain loads: the acquire above makes the sibling's sizes visible.
+            size_nodes[p] = 1 + size_nodes[below] + size_nodes[above];
+            size_refs[p] = size_refs[below] + size_refs[above];
             x = p;
         }
     }
@@ -133,8 +124,8 @@ struct place_nodes {
             }
 #endif
             const uint32_t below = pool[p].a;
-            at = load(&address[p]) + 1u;
-            ref = load(&first_ref[p]);
+            at = address[p] + 1u; // published before the flag the acquire read
+            ref = first_ref[p];
             if (below != i) {
                 at += size_nodes[below];
                 ref += size_refs[below];

@@ -55,15 +55,7 @@ struct init_root {
         for (int k = 0; k < 6; k++)
             cell[k] = KD_GB_FADD(scalars->scene_box[k], 0.0f); // -0 becomes +0
         if (num_tris == 0) {
-            kd_gb_pool_node leaf;
-            leaf.kind = KD_GB_POOL_LEAF_LIST;
-            leaf.split = 0.0f;
-            leaf.a = 0;
-            leaf.b = 0;
-            leaf.mask = 0;
-            leaf.parent = KD_GB_NONE;
-            leaf.depth = 0;
-            pool[0] = leaf;
+            pool[0] = kd_gb_pool_record(KD_GB_POOL_LEAF_LIST, 0.0f, 0, 0, 0, KD_GB_NONE, 0);
         } else if (num_tris <= small_threshold) {
             kd_gb_small_root r;
             for (int k = 0; k < 6; k++)

@@ -40,14 +40,7 @@ KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
         dead.depth = 0;
         dead.bad_refines = 0;
         g.tasks[slot] = dead;
-        kd_gb_pool_node node;
-        node.kind = KD_GB_POOL_DEAD;
-        node.split = 0.0f;
-        node.a = node.b = 0;
-        node.mask = 0;
-        node.parent = KD_GB_NONE;
-        node.depth = 0;
-        g.pool[dead.pool_id] = node;
+        g.pool[dead.pool_id] = kd_gb_pool_record(KD_GB_POOL_DEAD, 0.0f, 0, 0, 0, KD_GB_NONE, 0);
     }
 }
 
@@ -81,15 +74,7 @@ KD_GB_HD int splittable(const small_args &g, const task &t, uint32_t m)
 
 KD_GB_HD void write_leaf(const small_args &g, const task &t)
 {
-    kd_gb_pool_node node;
-    node.kind = KD_GB_POOL_LEAF_MASK;
-    node.split = 0.0f;
-    node.a = t.root;
-    node.b = 0;
-    node.mask = t.mask;
-    node.parent = t.parent;
-    node.depth = t.depth;
-    g.pool[t.pool_id] = node;
+    g.pool[t.pool_id] = kd_gb_pool_record(KD_GB_POOL_LEAF_MASK, 0.0f, t.root, 0, t.mask, t.parent, t.depth);
 }
 
 // A split's children: their boxes and counts, and which go on as tasks. A
@@ -143,15 +128,8 @@ KD_GB_HD void commit_split(const small_args &g, const task &t, uint32_t index, c
         plan.pos = d.pos;
         plan.axis = d.axis;
         g.plans[index] = plan;
-        kd_gb_pool_node node;
-        node.parent = t.parent;
-        node.depth = t.depth;
-        node.mask = 0;
-        node.kind = (uint32_t)d.axis;
-        node.split = d.pos;
-        node.a = first_child;
-        node.b = first_child + 1;
-        g.pool[t.pool_id] = node;
+        g.pool[t.pool_id] = kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
+                                              t.parent, t.depth);
     }
 KD_GB_UNROLL
     for (int side = 0; side < 2; side++) {

@@ -139,6 +139,23 @@ kd_lookback_tile(uint64_t *states, unsigned tile, typename Codec::value_type agg
     return exclusive;
 }
 
+// The look-back step for a whole block: warp 0 looks back, and the exclusive
+// prefix reaches every thread through s_prefix (a __shared__ variable of the
+// block). It holds a barrier: every thread of the block calls it.
+template <typename Codec, typename Op>
+__device__ __forceinline__ typename Codec::value_type
+kd_lookback_block(uint64_t *states, unsigned tile, typename Codec::value_type aggregate, Op op,
+                  typename Codec::value_type &s_prefix)
+{
+    if (threadIdx.x < KD_WARP_THREADS) {
+        const typename Codec::value_type prefix = kd_lookback_tile<Codec>(states, tile, aggregate, op);
+        if (threadIdx.x == 0)
+            s_prefix = prefix;
+    }
+    __syncthreads();
+    return s_prefix;
+}
+
 // Resets the tile words (all INVALID) before a pass.
 //
 // Tiles are taken in blockIdx order, as CUB does: blocks are dispatched in

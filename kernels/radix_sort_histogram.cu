@@ -35,13 +35,11 @@ __global__ void __launch_bounds__(256) sort_max_kernel(const uint32_t *d_keys, s
 // shared memory keep equal keys from piling onto one atomic.
 __global__ void __launch_bounds__(SORT_THREADS) sort_histogram_kernel(sort_buffers b, int pass, uint32_t *d_table)
 {
-    const int passes = sort_num_passes(*b.max_key);
-    if (pass >= passes)
+    sort_pass ps;
+    if (!sort_pass_begin(b, pass, &ps))
         return;
-    const uint32_t *keys, *unused_values;
-    uint32_t *unused_keys_out, *unused_values_out;
-    sort_pass_buffers(b, pass, passes, &keys, &unused_values, &unused_keys_out, &unused_values_out);
-    const int shift = pass * SORT_RADIX_BITS;
+    const uint32_t *keys = ps.src_keys;
+    const int shift = ps.shift;
 
     __shared__ uint32_t s_counts[SORT_WARPS][SORT_DIGITS];
     const unsigned t = threadIdx.x, warp = t / 32;

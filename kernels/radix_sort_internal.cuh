@@ -60,21 +60,33 @@ __device__ __forceinline__ bool sort_pass_writes_output(int pass, int passes)
     return ((passes - 1 - pass) & 1) == 0;
 }
 
-__device__ __forceinline__ void sort_pass_buffers(const sort_buffers &b, int pass, int passes,
-                                                  const uint32_t **src_keys, const uint32_t **src_values,
-                                                  uint32_t **dst_keys, uint32_t **dst_values)
+// Pass `pass`: where it reads and writes, and its digit's shift.
+struct sort_pass {
+    const uint32_t *src_keys, *src_values;
+    uint32_t *dst_keys, *dst_values;
+    int shift;
+};
+
+// False where the pass lies above the largest key's top bit (the kernel then
+// returns at once: the host launches every pass without reading the key back).
+__device__ __forceinline__ bool sort_pass_begin(const sort_buffers &b, int pass, sort_pass *p)
 {
+    const int passes = sort_num_passes(*b.max_key);
+    if (pass >= passes)
+        return false;
     const bool to_out = sort_pass_writes_output(pass, passes);
-    *dst_keys = to_out ? b.keys_out : b.keys_alt;
-    *dst_values = to_out ? b.values_out : b.values_alt;
+    p->dst_keys = to_out ? b.keys_out : b.keys_alt;
+    p->dst_values = to_out ? b.values_out : b.values_alt;
     if (pass == 0) {
-        *src_keys = b.keys_in;
-        *src_values = b.values_in;
+        p->src_keys = b.keys_in;
+        p->src_values = b.values_in;
     } else {
         const bool prev_to_out = sort_pass_writes_output(pass - 1, passes);
-        *src_keys = prev_to_out ? b.keys_out : b.keys_alt;
-        *src_values = prev_to_out ? b.values_out : b.values_alt;
+        p->src_keys = prev_to_out ? b.keys_out : b.keys_alt;
+        p->src_values = prev_to_out ? b.values_out : b.values_alt;
     }
+    p->shift = pass * SORT_RADIX_BITS;
+    return true;
 }
 
 cudaError_t sort_launch_max(const sort_buffers &b, uint32_t *d_max, cudaStream_t stream);

@@ -93,21 +93,18 @@ template <bool MATCH_ANY>
 __global__ void __launch_bounds__(SORT_THREADS, 4)
 onesweep_pass_kernel(sort_buffers b, int pass, uint32_t *d_states, const uint32_t *d_bases)
 {
-    const int passes = sort_num_passes(*b.max_key);
-    if (pass >= passes)
+    sort_pass ps;
+    if (!sort_pass_begin(b, pass, &ps))
         return;
-    const uint32_t *src_keys, *src_values;
-    uint32_t *dst_keys, *dst_values;
-    sort_pass_buffers(b, pass, passes, &src_keys, &src_values, &dst_keys, &dst_values);
-    const int shift = pass * SORT_RADIX_BITS;
+    const int shift = ps.shift;
 
     onesweep_shared &s = *reinterpret_cast<onesweep_shared *>(onesweep_dynamic_smem);
     const unsigned t = threadIdx.x, warp = t / 32, lane = kd_lane_id();
     const unsigned tile = blockIdx.x;
     const size_t tile_base = (size_t)tile * SORT_TILE;
     const unsigned tile_count = (unsigned)min((size_t)SORT_TILE, b.n - tile_base);
-    sort_copy_tile_async(s.keys_in, src_keys + tile_base, tile_count, b.keys_vector);
-    sort_copy_tile_async(s.values_in, src_values + tile_base, tile_count, b.keys_vector);
+    sort_copy_tile_async(s.keys_in, ps.src_keys + tile_base, tile_count, b.keys_vector);
+    sort_copy_tile_async(s.values_in, ps.src_values + tile_base, tile_count, b.keys_vector);
     sort_rank_reset(s.rank);
     __pipeline_wait_prior(1); // the keys
     __syncthreads();
@@ -151,7 +148,7 @@ onesweep_pass_kernel(sort_buffers b, int pass, uint32_t *d_states, const uint32_
             const uint32_t key = s.staged[i];
             const uint32_t digit = (key >> shift) & 0xffu;
             slot_digits[r / 4] |= digit << (8 * (r % 4));
-            dst_keys[s.global_minus_local[digit] + i] = key;
+            ps.dst_keys[s.global_minus_local[digit] + i] = key;
         }
     }
     __pipeline_wait_prior(0); // the values
@@ -166,7 +163,7 @@ onesweep_pass_kernel(sort_buffers b, int pass, uint32_t *d_states, const uint32_
         const unsigned i = r * SORT_THREADS + t;
         if (i < tile_count) {
             const uint32_t digit = (slot_digits[r / 4] >> (8 * (r % 4))) & 0xffu;
-            dst_values[s.global_minus_local[digit] + i] = s.staged[i];
+            ps.dst_values[s.global_minus_local[digit] + i] = s.staged[i];
         }
     }
 }

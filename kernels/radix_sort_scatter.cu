@@ -28,13 +28,10 @@ template <int MIN_BLOCKS, bool MATCH_ANY>
 __global__ void __launch_bounds__(SORT_THREADS, MIN_BLOCKS)
 sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
 {
-    const int passes = sort_num_passes(*b.max_key);
-    if (pass >= passes)
+    sort_pass ps;
+    if (!sort_pass_begin(b, pass, &ps))
         return;
-    const uint32_t *src_keys, *src_values;
-    uint32_t *dst_keys, *dst_values;
-    sort_pass_buffers(b, pass, passes, &src_keys, &src_values, &dst_keys, &dst_values);
-    const int shift = pass * SORT_RADIX_BITS;
+    const int shift = ps.shift;
 
     scatter_shared &s = *reinterpret_cast<scatter_shared *>(sort_dynamic_smem);
     const unsigned t = threadIdx.x, warp = t / 32, lane = kd_lane_id();
@@ -46,9 +43,9 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
     // Pipeline stages are committed in the order keys(t), values(t), keys(t+1),
     // values(t+1), ...: waiting for all but the newest leaves exactly the one
     // needed next complete.
-    sort_copy_tile_async(s.keys_in, src_keys + chunk_begin, (unsigned)min((size_t)SORT_TILE, chunk_end - chunk_begin),
+    sort_copy_tile_async(s.keys_in, ps.src_keys + chunk_begin, (unsigned)min((size_t)SORT_TILE, chunk_end - chunk_begin),
                     b.keys_vector);
-    sort_copy_tile_async(s.values_in, src_values + chunk_begin,
+    sort_copy_tile_async(s.values_in, ps.src_values + chunk_begin,
                     (unsigned)min((size_t)SORT_TILE, chunk_end - chunk_begin), b.keys_vector);
     for (size_t tile_base = chunk_begin; tile_base < chunk_end; tile_base += SORT_TILE) {
         const unsigned tile_count = (unsigned)min((size_t)SORT_TILE, chunk_end - tile_base);
@@ -72,7 +69,7 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
             if (warp_base + j * 32 + lane < tile_count)
                 s.staged[slot[j]] = s.keys_in[warp_base + j * 32 + lane];
         __syncthreads();
-        sort_copy_tile_async(s.keys_in, src_keys + next_base, next_count, b.keys_vector);
+        sort_copy_tile_async(s.keys_in, ps.src_keys + next_base, next_count, b.keys_vector);
         uint32_t slot_digits[SORT_ITEMS / 4] = {}; // four 8-bit digits per word
 #pragma unroll
         for (int r = 0; r < SORT_ITEMS; r++) {
@@ -81,7 +78,7 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
                 const uint32_t key = s.staged[i];
                 const uint32_t digit = (key >> shift) & 0xffu;
                 slot_digits[r / 4] |= digit << (8 * (r % 4));
-                dst_keys[s.global_minus_local[digit] + i] = key;
+                ps.dst_keys[s.global_minus_local[digit] + i] = key;
             }
         }
         __pipeline_wait_prior(1); // this tile's values
@@ -94,13 +91,13 @@ sort_scatter_kernel(sort_buffers b, int pass, const uint32_t *d_table_scanned)
                 s.staged[slot[j]] = s.values_in[i];
         }
         __syncthreads();
-        sort_copy_tile_async(s.values_in, src_values + next_base, next_count, b.keys_vector);
+        sort_copy_tile_async(s.values_in, ps.src_values + next_base, next_count, b.keys_vector);
 #pragma unroll
         for (int r = 0; r < SORT_ITEMS; r++) {
             const unsigned i = r * SORT_THREADS + t;
             if (i < tile_count) {
                 const uint32_t digit = (slot_digits[r / 4] >> (8 * (r % 4))) & 0xffu;
-                dst_values[s.global_minus_local[digit] + i] = s.staged[i];
+                ps.dst_values[s.global_minus_local[digit] + i] = s.staged[i];
             }
         }
     }

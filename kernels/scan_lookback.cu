@@ -49,13 +49,7 @@ scan_lookback_kernel(const uint32_t *d_in, uint32_t *d_out, size_t n, uint64_t *
 
     const uint32_t aggregate = kd_tile_exclusive_scan<THREADS, VECS>(items, 0u, kd_sum_op(), scan_storage);
 
-    if (t < KD_WARP_THREADS) {
-        uint32_t prefix = kd_lookback_tile<kd_codec_u32>(states, tile, aggregate, kd_sum_op());
-        if (t == 0)
-            s_prefix = prefix;
-    }
-    __syncthreads();
-    const uint32_t prefix = s_prefix;
+    const uint32_t prefix = kd_lookback_block<kd_codec_u32>(states, tile, aggregate, kd_sum_op(), s_prefix);
 
     if (full_tile && vector_io) {
         uint4 *out4 = reinterpret_cast<uint4 *>(d_out + tile_base);

@@ -124,13 +124,7 @@ segscan_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_out, siz
 
     const seg_pair aggregate =
         kd_tile_vector_prefix<SEG_THREADS, SEG_VECS>(vector_sums, seg_codec::identity(), seg_op(), scan_storage);
-    if (t < KD_WARP_THREADS) {
-        seg_pair prefix = kd_lookback_tile<seg_codec>(states, tile, aggregate, seg_op());
-        if (t == 0)
-            s_prefix = prefix;
-    }
-    __syncthreads();
-    const seg_pair prefix = s_prefix;
+    const seg_pair prefix = kd_lookback_block<seg_codec>(states, tile, aggregate, seg_op(), s_prefix);
 
     // Within each vector: the sum restarts at each head.
     uint32_t result[SEG_VECS][4];
@@ -229,13 +223,7 @@ segscan_staged_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_o
 
     const seg_pair aggregate =
         kd_tile_vector_prefix<SEG_THREADS, SEG_VECS>(vector_sums, seg_codec::identity(), seg_op(), scan_storage);
-    if (t < KD_WARP_THREADS) {
-        seg_pair prefix = kd_lookback_tile<seg_codec>(states, tile, aggregate, seg_op());
-        if (t == 0)
-            s_prefix = prefix;
-    }
-    __syncthreads();
-    const seg_pair prefix = s_prefix;
+    const seg_pair prefix = kd_lookback_block<seg_codec>(states, tile, aggregate, seg_op(), s_prefix);
 
 #pragma unroll
     for (int j = 0; j < SEG_VECS; j++) {

@@ -55,14 +55,9 @@ heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t 
             heads[j][k] = items[j][k];
 
     const uint32_t aggregate = kd_tile_exclusive_scan<HEAD_THREADS, HEAD_VECS>(items, 0u, kd_sum_op(), scan_storage);
-    if (t < KD_WARP_THREADS) {
-        uint32_t prefix = kd_lookback_tile<kd_codec_u32>(states, tile, aggregate, kd_sum_op());
-        if (t == 0)
-            s_prefix = prefix;
-    }
-    __syncthreads();
     // Inclusive count minus one = exclusive count + own flag - 1.
-    const uint32_t prefix = s_prefix - 1u;
+    const uint32_t prefix =
+        kd_lookback_block<kd_codec_u32>(states, tile, aggregate, kd_sum_op(), s_prefix) - 1u;
 
     if (full_tile && vector_out) {
         uint4 *out4 = reinterpret_cast<uint4 *>(d_ids + tile_base);
