@@ -10,6 +10,7 @@ namespace {
 template <int K, unsigned OPS>
 __global__ void init_records_kernel(float *records, size_t num_values)
 {
+    kd_wait_prior();
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < num_values;
          i += (size_t)gridDim.x * blockDim.x)
         records[i] = lane_identity<OPS>((int)(i % K));
@@ -24,11 +25,14 @@ cudaError_t init_records(kd_reduce_shape shape, float *records, uint32_t num_seg
     const size_t want = (values + block - 1) / block;
     const unsigned grid = (unsigned)(want < 4096 ? want : 4096);
     switch (shape) {
-    case KD_REDUCE_SHAPE_MIN: init_records_kernel<1, kOpsMin><<<grid, block, 0, stream>>>(records, values); break;
-    case KD_REDUCE_SHAPE_MAX: init_records_kernel<1, kOpsMax><<<grid, block, 0, stream>>>(records, values); break;
-    case KD_REDUCE_SHAPE_BOUNDS: init_records_kernel<6, kOpsBounds><<<grid, block, 0, stream>>>(records, values); break;
+    case KD_REDUCE_SHAPE_MIN:
+        return kd_launch_dependent(init_records_kernel<1, kOpsMin>, grid, block, 0, stream, records, values);
+    case KD_REDUCE_SHAPE_MAX:
+        return kd_launch_dependent(init_records_kernel<1, kOpsMax>, grid, block, 0, stream, records, values);
+    case KD_REDUCE_SHAPE_BOUNDS:
+        return kd_launch_dependent(init_records_kernel<6, kOpsBounds>, grid, block, 0, stream, records, values);
     }
-    return cudaGetLastError();
+    return cudaErrorInvalidValue;
 }
 
 size_t align_up(size_t bytes) { return (bytes + 255) & ~(size_t)255; }

@@ -71,9 +71,36 @@ typedef enum kd_gpu_stage {
 
 const char *kd_gpu_stage_name(kd_gpu_stage stage);
 
+/* Steps within the stages, timed with --profile: each step's time runs from
+ * the end of the step before it, so launch gaps and host waits count too
+ * (a read-back step is the device idling while the host reads counts). */
+typedef enum kd_gpu_step {
+    KD_GPU_STEP_LARGE_BOUNDS = 0, /* node bounds (segmented reduction) */
+    KD_GPU_STEP_LARGE_CHOOSE,     /* bins and split choice */
+    KD_GPU_STEP_LARGE_CLASSIFY,   /* each reference's side */
+    KD_GPU_STEP_LARGE_SPLIT,      /* split-by-side addressing */
+    KD_GPU_STEP_LARGE_BOOKKEEP,   /* plans and next-level compaction */
+    KD_GPU_STEP_LARGE_READBACK,   /* the level's counts to the host */
+    KD_GPU_STEP_LARGE_SCATTER,    /* clipping and filing references */
+    KD_GPU_STEP_SMALL_SETUP,      /* roots and members as wave 0 */
+    KD_GPU_STEP_SMALL_NODES,      /* node passes */
+    KD_GPU_STEP_SMALL_MEMBERS,    /* member passes */
+    KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
+    KD_GPU_STEP_SMALL_NEXT,       /* between waves */
+    KD_GPU_STEP_SMALL_READBACK,   /* the stage's counts to the host */
+    KD_GPU_STEP_OUTPUT_SIZES,     /* subtree sizes */
+    KD_GPU_STEP_OUTPUT_READBACK,  /* totals to the host */
+    KD_GPU_STEP_OUTPUT_PLACE,     /* placing nodes and leaf lists */
+    KD_GPU_NUM_STEPS
+} kd_gpu_step;
+
+const char *kd_gpu_step_name(kd_gpu_step step);
+
 typedef struct kd_gpu_build_profile {
     double build_ms;                    /* host wall time: device triangles to finished device tree */
     double stage_ms[KD_GPU_NUM_STAGES]; /* CUDA-event time per stage (profile on; else 0) */
+    double step_ms[KD_GPU_NUM_STEPS];   /* CUDA-event time per step, all its repeats (profile on) */
+    uint32_t step_count[KD_GPU_NUM_STEPS]; /* how often each step ran */
     double reduce_ms;                   /* time inside the reduction primitives (profile on) */
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
     uint32_t num_large_levels;

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu_build_internal.h"
+#include "launch.cuh"
 #include "kd_primitives.h"
 #include "kd_tree.h"
 
@@ -198,6 +199,8 @@ enum kd_gb_buffer_id {
 };
 
 enum { KD_GB_MAX_TIMED = 512 }; // reduction calls timed per build
+enum { KD_GB_MAX_STEP_MARKS = 2048 }; // step marks per build (a deep build drops the rest)
+enum { KD_GB_STEP_START = -1 };       // a mark that begins the next step
 
 struct kd_gpu_builder {
     int host;                   // host emulation
@@ -226,6 +229,9 @@ struct kd_gpu_builder {
     cudaEvent_t reduce_ev[2 * KD_GB_MAX_TIMED];
     int events_made;
     int num_timed;
+    cudaEvent_t step_ev[KD_GB_MAX_STEP_MARKS];
+    int step_of[KD_GB_MAX_STEP_MARKS]; // the step that mark i ends (KD_GB_STEP_START: none)
+    int num_step_marks;
 };
 
 // Makes buf hold at least bytes (growing by half again, so a slowly rising
@@ -254,6 +260,7 @@ enum { KD_GB_MAP_BLOCK = 256 };
 template <class F>
 __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) kd_gb_map_kernel(F f, uint32_t n)
 {
+    kd_wait_prior();
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         f(i);
@@ -271,8 +278,7 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
         return KD_OK;
     }
     uint32_t blocks = (n + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
-    kd_gb_map_kernel<<<blocks, KD_GB_MAP_BLOCK, 0, b->stream>>>(f, n);
-    return kd_gb_cuda(err, cudaGetLastError(), what);
+    return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
 }
 
 // Atomic add on the device; under emulation elements run one at a time.
@@ -343,6 +349,9 @@ kd_status kd_gb_split(kd_gpu_builder *b, const kd_gb_refs *in, const uint8_t *d_
 
 // Profiling of the reductions: brackets a reduction call with events.
 void kd_gb_reduce_timer_begin(kd_gpu_builder *b, int profile);
+// Ends step `step` (a kd_gpu_step, or KD_GB_STEP_START) with a CUDA event
+// when profiling on the device; nothing otherwise.
+void kd_gb_step_mark(kd_gpu_builder *b, int profile, int step);
 void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile);
 
 // ---- Stages ------------------------------------------------------------------

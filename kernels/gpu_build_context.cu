@@ -212,6 +212,8 @@ extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
                 cudaEventDestroy(b->stage_ev[i]);
             for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
                 cudaEventDestroy(b->reduce_ev[i]);
+            for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
+                cudaEventDestroy(b->step_ev[i]);
         }
         if (b->h_scalars)
             cudaFreeHost(b->h_scalars);

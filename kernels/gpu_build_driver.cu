@@ -35,6 +35,8 @@ static kd_status make_events(kd_gpu_builder *b, kd_error *err)
         KD_GB_TRY(kd_gb_cuda(err, cudaEventCreate(&b->stage_ev[i]), "cudaEventCreate"));
     for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
         KD_GB_TRY(kd_gb_cuda(err, cudaEventCreate(&b->reduce_ev[i]), "cudaEventCreate"));
+    for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
+        KD_GB_TRY(kd_gb_cuda(err, cudaEventCreate(&b->step_ev[i]), "cudaEventCreate"));
     b->events_made = 1;
     return KD_OK;
 }
@@ -43,6 +45,7 @@ static void stage_mark(kd_gpu_builder *b, int profile, int index)
 {
     if (profile && !b->host)
         cudaEventRecord(b->stage_ev[index], b->stream);
+    kd_gb_step_mark(b, profile, KD_GB_STEP_START);
 }
 
 static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
@@ -74,6 +77,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     if (opts->profile)
         KD_GB_TRY(make_events(b, err));
     b->num_timed = 0;
+    b->num_step_marks = 0;
 
     kd_gpu_build_profile local;
     kd_gpu_build_profile *prof = profile ? profile : &local;
@@ -107,6 +111,15 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
             float ms = 0.0f;
             if (cudaEventElapsedTime(&ms, b->reduce_ev[2 * i], b->reduce_ev[2 * i + 1]) == cudaSuccess)
                 prof->reduce_ms += ms;
+        }
+        for (int i = 1; i < b->num_step_marks; i++) {
+            float ms = 0.0f;
+            int step = b->step_of[i];
+            if (step == KD_GB_STEP_START ||
+                cudaEventElapsedTime(&ms, b->step_ev[i - 1], b->step_ev[i]) != cudaSuccess)
+                continue;
+            prof->step_ms[step] += ms;
+            prof->step_count[step]++;
         }
         (void)cudaGetLastError();
     }

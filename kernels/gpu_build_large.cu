@@ -70,6 +70,7 @@ enum { BIN_THREADS = 256, BIN_ITEMS = 8, BIN_TILE = BIN_THREADS * BIN_ITEMS };
 // hit the same few hundred counters), flushed with one atomic per bin.
 __global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint32_t n)
 {
+    kd_wait_prior();
     extern __shared__ uint32_t tile_bins[];
     uint32_t first = blockIdx.x * BIN_TILE;
     uint32_t last = first + BIN_TILE < n ? first + BIN_TILE - 1 : n - 1;
@@ -120,6 +121,7 @@ __device__ __forceinline__ void consider_id(const kd_gb_choose_sah &f, const flo
 
 __global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
 {
+    kd_wait_prior();
     uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
     if (k >= num_nodes)
         return; // whole warps: the block size is a multiple of 32
@@ -191,8 +193,8 @@ kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_sah &f, uint32_t 
         return kd_gb_map(b, num_nodes, f, "choosing SAH splits", err);
     enum { WARPS = 4 };
     uint32_t blocks = (num_nodes + WARPS - 1) / WARPS;
-    choose_sah_kernel<<<blocks, 32 * WARPS, 0, b->stream>>>(f, num_nodes);
-    return kd_gb_cuda(err, cudaGetLastError(), "choosing SAH splits");
+    return kd_gb_cuda(err, kd_launch_dependent(choose_sah_kernel, blocks, 32 * WARPS, 0, b->stream, f, num_nodes),
+                      "choosing SAH splits");
 }
 
 kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
@@ -203,8 +205,8 @@ kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd
         return kd_gb_map(b, n, f, "binning references", err);
     uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
     size_t smem = 6 * (size_t)f.num_bins * sizeof(uint32_t);
-    bin_kernel<<<tiles, BIN_THREADS, smem, b->stream>>>(f, n);
-    return kd_gb_cuda(err, cudaGetLastError(), "binning references");
+    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, smem, b->stream, f, n),
+                      "binning references");
 }
 
 } // namespace
@@ -271,6 +273,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         kd_gb_reduce_timer_end(b, o->profile);
         if (s->profile)
             s->profile->num_reduce_calls++;
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOUNDS);
 
         // Splits.
         if (o->large_split == KD_LARGE_SPLIT_SAH) {
@@ -286,14 +289,17 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                           o->empty_space_ratio};
             KD_GB_TRY(kd_gb_map(b, num_nodes, choose, "choosing median splits", err));
         }
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CHOOSE);
         kd_gb_classify classify = {level, choice, sides};
         KD_GB_TRY(kd_gb_map(b, num_refs, classify, "classifying references", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CLASSIFY);
 
         // Split-by-side addressing of the references.
         uint32_t *left_counts = kd_gb_ptr<uint32_t>(b, KD_GB_LCOUNT);
         uint32_t *right_counts = kd_gb_ptr<uint32_t>(b, KD_GB_RCOUNT);
         KD_GB_TRY(kd_gb_split(b, &level, sides, num_refs, num_nodes, &split_out, left_counts,
                               right_counts, NULL, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SPLIT);
 
         // Plan every node and compact the next level.
         bookkeep bk;
@@ -313,9 +319,11 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         bk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         bk.scalars = scalars;
         KD_GB_TRY(run_bookkeep(b, bk, num_nodes, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
 
         kd_gb_scalars counts;
         KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_READBACK);
         if (s->profile) {
             s->profile->num_host_syncs++;
             s->profile->num_large_levels++;
@@ -337,6 +345,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
         sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
         KD_GB_TRY(kd_gb_map(b, counts.split_total + num_refs, sc, "scattering references", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
 
         s->pool_count += counts.new_pool_nodes;
         if (s->num_small_roots == 0 && counts.new_small_roots > 0)

@@ -166,6 +166,7 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     __shared__ uint32_t warp_sums[BK_WARPS][NUM_Q];
     __shared__ uint32_t tile_total[NUM_Q];
     __shared__ uint32_t tile_prefix[NUM_Q];
+    kd_wait_prior();
     const uint32_t t = threadIdx.x, lane = t & 31u, warp = t >> 5, tile = blockIdx.x;
     const uint32_t first = tile * BK_TILE + t * BK_ITEMS;
     uint32_t own[NUM_Q], q[NUM_Q];
@@ -251,8 +252,8 @@ static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t nu
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, state_bytes, 0, err));
     uint64_t *states = kd_gb_ptr<uint64_t>(b, KD_GB_BK_STATES);
     KD_GB_TRY(kd_gb_memset(b, states, 0, state_bytes, err)); // every tile word INVALID
-    bookkeep_kernel<<<tiles, BK_THREADS, 0, b->stream>>>(bk, num_nodes, states);
-    return kd_gb_cuda(err, cudaGetLastError(), "large-node bookkeeping");
+    return kd_gb_cuda(err, kd_launch_dependent(bookkeep_kernel, tiles, BK_THREADS, 0, b->stream, bk, num_nodes, states),
+                      "large-node bookkeeping");
 }
 
 } // namespace kd_gb_large

@@ -185,8 +185,10 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
 
     total_refs total = {sizes.size_refs, scalars, sizes.size_nodes};
     KD_GB_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
     kd_gb_scalars counts;
     KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
     if (s->profile)
         s->profile->num_host_syncs++;
     if (counts.broken_pool)
@@ -218,6 +220,7 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
     w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
     KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_PLACE);
 
     b->tree_nodes = counts.total_nodes;
     b->tree_leaf_refs = counts.total_leaf_refs;

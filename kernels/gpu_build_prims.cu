@@ -22,6 +22,14 @@ void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile)
     b->num_timed++;
 }
 
+void kd_gb_step_mark(kd_gpu_builder *b, int profile, int step)
+{
+    if (!profile || b->host || b->num_step_marks >= KD_GB_MAX_STEP_MARKS)
+        return;
+    cudaEventRecord(b->step_ev[b->num_step_marks], b->stream);
+    b->step_of[b->num_step_marks++] = step;
+}
+
 kd_status kd_gb_reduce_bounds(kd_gpu_builder *b, kd_reduce_variant variant, const kd_gb_refs *refs,
                               uint32_t n, float *d_out_box, kd_error *err)
 {

@@ -175,6 +175,7 @@ struct init_arena {
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
+    kd_wait_prior();
     __shared__ workspace spaces[WARPS_PER_BLOCK];
     workspace *ws = &spaces[threadIdx.x >> 5];
     uint32_t lane = threadIdx.x & 31u;
@@ -199,6 +200,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
 enum { MEMBER_THREADS = 256 };
 __global__ void __launch_bounds__(MEMBER_THREADS) member_kernel(small_args g)
 {
+    kd_wait_prior();
     uint32_t begin = g.scalars->member_begin, end = g.scalars->member_end;
     if (g.scalars->pool_overflow)
         return;
@@ -222,6 +224,7 @@ __global__ void __launch_bounds__(MEMBER_THREADS) member_kernel(small_args g)
 #endif
 __global__ void __launch_bounds__(MEMBER_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
+    kd_wait_prior();
     uint32_t count = g.scalars->clip_count;
     if (g.scalars->pool_overflow)
         return;
@@ -246,6 +249,7 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
 
 __global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
 {
+    kd_wait_prior();
     next_wave(scalars, task_capacity, arena_capacity);
 }
 
@@ -329,6 +333,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
         init_tasks init = {g.roots, g.tasks, g.owner};
         KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_SETUP);
         kd_gb_scalars *scalars = g.scalars;
         if (b->host) {
             scalars->task_count = g.num_roots;
@@ -384,18 +389,24 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
             uint32_t clip_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
             for (uint32_t w = 0; w < waves; w++) {
-                wave_kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, b->stream>>>(g);
-                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
-                member_kernel<<<member_blocks, MEMBER_THREADS, 0, b->stream>>>(g);
-                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave members"));
-                clip_kernel<<<clip_blocks, MEMBER_THREADS, 0, b->stream>>>(g);
-                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave clipping"));
-                next_wave_kernel<<<1, 1, 0, b->stream>>>(scalars, g.task_capacity, g.arena_capacity);
-                KD_GB_TRY(kd_gb_cuda(err, cudaGetLastError(), "small-node wave"));
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
+                                     "small-node wave"));
+                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NODES);
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(member_kernel, member_blocks, MEMBER_THREADS, 0, b->stream, g),
+                                     "small-node wave members"));
+                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_MEMBERS);
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, MEMBER_THREADS, 0, b->stream, g),
+                                     "small-node wave clipping"));
+                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_CLIP);
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(next_wave_kernel, 1, 1, 0, b->stream, scalars,
+                                                       g.task_capacity, g.arena_capacity),
+                                     "small-node wave"));
+                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NEXT);
             }
         }
         kd_gb_scalars counts;
         KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_READBACK);
         if (s->profile)
             s->profile->num_host_syncs++;
         if (!counts.pool_overflow) {

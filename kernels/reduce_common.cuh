@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "launch.cuh"
 #include "reduce_internal.h"
 
 namespace kdr {
@@ -125,6 +126,7 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     segmented_kernel(InLanes in, const uint32_t *ids, uint32_t num_segments, float *records,
                      size_t n, float *gscratch, size_t gstride)
 {
+    kd_wait_prior();
     const unsigned tile = Rung::items_per_thread(K) * blockDim.x;
     const size_t begin = (size_t)blockIdx.x * tile;
     const unsigned count = (unsigned)min((size_t)tile, n - begin);
@@ -246,9 +248,8 @@ cudaError_t launch_segmented_k(const SegArgs &a, cudaStream_t stream)
         if (e != cudaSuccess)
             return e;
     }
-    segmented_kernel<Rung, K, OPS><<<a.num_tiles, a.block_size, smem, stream>>>(
-        a.in, a.ids, a.num_segments, a.records, a.n, a.scratch, a.scratch_stride);
-    return cudaGetLastError();
+    return kd_launch_dependent(segmented_kernel<Rung, K, OPS>, a.num_tiles, a.block_size, smem, stream, a.in, a.ids,
+                               a.num_segments, a.records, a.n, a.scratch, a.scratch_stride);
 }
 
 template <class Rung>

@@ -12,6 +12,7 @@ namespace {
 __global__ void split_reset_kernel(uint64_t *states, unsigned num_states, uint32_t *left_counts,
                                    uint32_t *right_counts, uint32_t num_segments)
 {
+    kd_wait_prior();
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < num_states || i < num_segments;
          i += stride) {
@@ -101,9 +102,8 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
     const uint32_t reset_segments = segmented ? num_segments : 0;
     const size_t reset_items = counted_tiles > reset_segments ? counted_tiles : reset_segments;
     const unsigned reset_blocks = (unsigned)((reset_items + 255) / 256 < 4096 ? (reset_items + 255) / 256 : 4096);
-    split_reset_kernel<<<reset_blocks, 256, 0, stream>>>(p.states, counted_tiles, d_left_counts, d_right_counts,
-                                                        reset_segments);
-    KD_TRY_LAUNCH();
+    KD_TRY_CUDA(kd_launch_dependent(split_reset_kernel, reset_blocks, 256, 0, stream, p.states, counted_tiles,
+                                    d_left_counts, d_right_counts, reset_segments));
     KD_TRY_CUDA(split_launch_count(p, segmented, stream));
     if (num_payloads > 0)
         KD_TRY_CUDA(split_launch_scatter(p, segmented, stream));

@@ -32,6 +32,7 @@ __device__ void split_write_totals(const split_params &p, uint64_t totals, bool 
 // (2048 sides, 16-byte loads) and the block looks back once for all eight.
 __global__ void __launch_bounds__(SPLIT_THREADS) split_count_kernel(split_params p)
 {
+    kd_wait_prior();
     __shared__ uint64_t s_warp_counts[SPLIT_COUNT_WARPS];
     const unsigned tile = blockIdx.x;
     const unsigned warp = threadIdx.x / 32, lane = kd_lane_id();
@@ -85,6 +86,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_count_kernel(split_params
 // start, accumulated by atomics so start and end may lie in different tiles).
 __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_params p)
 {
+    kd_wait_prior();
     typedef kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t> block_scan;
     __shared__ typename block_scan::storage scan_storage;
     __shared__ uint64_t s_prefix;
@@ -167,10 +169,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
 cudaError_t split_launch_count(const split_params &p, bool segmented, cudaStream_t stream)
 {
     if (segmented) {
-        split_bounds_kernel<<<kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, 0, stream>>>(p);
-    } else {
-        split_count_kernel<<<kd_div_ceil_u32(p.n, SPLIT_COUNT_TILE), SPLIT_THREADS, 0, stream>>>(p);
+        return kd_launch_dependent(split_bounds_kernel, kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, 0, stream, p);
     }
-    KD_TRY_LAUNCH();
-    return cudaSuccess;
+    return kd_launch_dependent(split_count_kernel, kd_div_ceil_u32(p.n, SPLIT_COUNT_TILE), SPLIT_THREADS, 0, stream, p);
 }

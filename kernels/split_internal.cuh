@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "kd_primitives.h"
+#include "launch.cuh"
 #include "lookback.cuh"
 
 #define SPLIT_THREADS 256

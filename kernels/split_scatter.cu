@@ -53,6 +53,7 @@ __device__ __forceinline__ void move_payload(const split_payload_desc &d, const 
 template <bool SEGMENTED>
 __global__ void __launch_bounds__(SPLIT_THREADS) split_scatter_kernel(split_params p)
 {
+    kd_wait_prior();
     char *smem = reinterpret_cast<char *>(split_dynamic_smem);
     scatter_scan_storage &scan = *reinterpret_cast<scatter_scan_storage *>(smem);
     uint16_t *source = reinterpret_cast<uint16_t *>(smem + SCATTER_SCAN_BYTES);
@@ -134,9 +135,8 @@ cudaError_t launch(const split_params &p, cudaStream_t stream)
     const size_t smem = SCATTER_SCAN_BYTES + SCATTER_SOURCE_BYTES + (SEGMENTED ? SCATTER_ADDR_BYTES : 0);
     KD_TRY_CUDA(cudaFuncSetAttribute(split_scatter_kernel<SEGMENTED>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem));
-    split_scatter_kernel<SEGMENTED><<<kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, smem, stream>>>(p);
-    KD_TRY_LAUNCH();
-    return cudaSuccess;
+    return kd_launch_dependent(split_scatter_kernel<SEGMENTED>, kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, smem,
+                               stream, p);
 }
 
 } // namespace

@@ -233,6 +233,11 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         kd_json_kv_number(json, kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
     kd_json_end_object(json);
+    kd_json_key(json, "step_ms");
+    kd_json_begin_object(json);
+    for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
+        kd_json_kv_number(json, kd_gpu_step_name((kd_gpu_step)i), p->step_ms[i]);
+    kd_json_end_object(json);
     kd_json_kv_number(json, "reduce_ms", p->reduce_ms);
     kd_json_kv_int(json, "num_reduce_calls", p->num_reduce_calls);
     kd_json_kv_int(json, "num_host_syncs", p->num_host_syncs);
@@ -319,6 +324,10 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
     printf("  %-26s %12.3f ms\n", "build (host wall)", p->build_ms);
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         printf("  %-26s %12.3f ms\n", kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
+    for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
+        if (p->step_count[i])
+            printf("    %-24s %12.3f ms  (%u times)\n", kd_gpu_step_name((kd_gpu_step)i), p->step_ms[i],
+                   p->step_count[i]);
     printf("  %-26s %12.3f ms  (%u calls)\n", "in reductions", p->reduce_ms, p->num_reduce_calls);
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,

@@ -36,6 +36,30 @@ const char *kd_gpu_stage_name(kd_gpu_stage stage)
     return "?";
 }
 
+const char *kd_gpu_step_name(kd_gpu_step step)
+{
+    switch (step) {
+    case KD_GPU_STEP_LARGE_BOUNDS: return "large: node bounds";
+    case KD_GPU_STEP_LARGE_CHOOSE: return "large: split choice";
+    case KD_GPU_STEP_LARGE_CLASSIFY: return "large: sides";
+    case KD_GPU_STEP_LARGE_SPLIT: return "large: split by side";
+    case KD_GPU_STEP_LARGE_BOOKKEEP: return "large: bookkeeping";
+    case KD_GPU_STEP_LARGE_READBACK: return "large: read-back";
+    case KD_GPU_STEP_LARGE_SCATTER: return "large: clip and scatter";
+    case KD_GPU_STEP_SMALL_SETUP: return "small: setup";
+    case KD_GPU_STEP_SMALL_NODES: return "small: node passes";
+    case KD_GPU_STEP_SMALL_MEMBERS: return "small: member passes";
+    case KD_GPU_STEP_SMALL_CLIP: return "small: clip passes";
+    case KD_GPU_STEP_SMALL_NEXT: return "small: between waves";
+    case KD_GPU_STEP_SMALL_READBACK: return "small: read-back";
+    case KD_GPU_STEP_OUTPUT_SIZES: return "output: subtree sizes";
+    case KD_GPU_STEP_OUTPUT_READBACK: return "output: read-back";
+    case KD_GPU_STEP_OUTPUT_PLACE: return "output: placement";
+    case KD_GPU_NUM_STEPS: break;
+    }
+    return "?";
+}
+
 void kd_gpu_build_options_default(kd_gpu_build_options *opts)
 {
     /* Measured on the H100 over every shared scene: binned SAH in the

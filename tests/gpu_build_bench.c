@@ -127,6 +127,10 @@ static int bench_scene(const char *path, const bench_opts *bo)
                    "output %.3f ms; reductions %.3f ms in %u calls\n",
                    prof.stage_ms[0], prof.stage_ms[1], prof.stage_ms[2], prof.stage_ms[3],
                    prof.reduce_ms, prof.num_reduce_calls);
+        for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
+            if (prof.step_count[i])
+                printf("         step %-24s %8.3f ms (%u)\n", kd_gpu_step_name((kd_gpu_step)i), prof.step_ms[i],
+                       prof.step_count[i]);
     }
 
     /* Primary rays at 1920x1080 through the GPU-built tree, kernel time. */
