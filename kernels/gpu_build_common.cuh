@@ -209,6 +209,7 @@ struct kd_gpu_builder {
     size_t bytes_held;
     size_t cap_bytes;           // 0: none
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
+    cudaEvent_t counts_ready;   // recorded after each copy of the scalars
 
     // The mesh.
     const float *d_positions;
@@ -250,7 +251,11 @@ kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int w
                             kd_error *err);
 
 // Device-to-host copy of the scalars and a wait: the builder's only reads.
+// Split in two, the wait can come after more kernels are queued behind the
+// copy, which then run while the host reads.
 kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
+kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err);
+kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
 kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err);
 kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err);
 

@@ -132,21 +132,41 @@ kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int w
     return KD_OK;
 }
 
-kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err)
 {
-    const kd_gb_scalars *d_scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    if (b->host)
+        return KD_OK;
+    KD_GB_TRY(kd_gb_cuda(err,
+                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
+                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->stream),
+                         "reading back counts"));
+    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->stream), "cudaEventRecord");
+}
+
+kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+{
     if (b->host) {
-        *out = *d_scalars;
+        *out = *kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
         return KD_OK;
     }
-    KD_GB_TRY(kd_gb_cuda(err,
-                         cudaMemcpyAsync(b->h_scalars, d_scalars, sizeof *out,
-                                         cudaMemcpyDeviceToHost, b->stream),
-                         "reading back counts"));
-    KD_GB_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build kernels"));
+    // The copy's event, not the stream: kernels queued after the copy run on.
+    KD_GB_TRY(kd_gb_cuda(err, cudaEventSynchronize(b->counts_ready), "GPU build kernels"));
     *out = *b->h_scalars;
     return KD_OK;
 }
+
+kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+{
+    KD_GB_TRY(kd_gb_read_scalars_begin(b, err));
+    return kd_gb_read_scalars_end(b, out, err);
+}
+
+namespace {
+struct kd_gb_zero_words {
+    uint32_t *words;
+    __host__ __device__ void operator()(uint32_t i) const { words[i] = 0; }
+};
+} // namespace
 
 kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err)
 {
@@ -155,6 +175,12 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
     if (b->host) {
         memset(ptr, value, bytes);
         return KD_OK;
+    }
+    if (value == 0 && bytes % 4 == 0 && (uintptr_t)ptr % 4 == 0) {
+        // A kernel rather than cudaMemsetAsync: it can be a dependent launch,
+        // so the kernels on either side keep overlapping their launches.
+        kd_gb_zero_words zero = {(uint32_t *)ptr};
+        return kd_gb_map(b, (uint32_t)(bytes / 4), zero, "zeroing", err);
     }
     return kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync");
 }
@@ -187,6 +213,9 @@ extern "C" kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulat
         if (st == KD_OK)
             st = kd_gb_cuda(err, cudaMallocHost((void **)&b->h_scalars, sizeof(kd_gb_scalars)),
                             "cudaMallocHost");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->counts_ready, cudaEventDisableTiming),
+                            "cudaEventCreate");
         if (st != KD_OK) {
             kd_gpu_builder_destroy(b);
             return st;
@@ -217,6 +246,8 @@ extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
         }
         if (b->h_scalars)
             cudaFreeHost(b->h_scalars);
+        if (b->counts_ready)
+            cudaEventDestroy(b->counts_ready);
         if (b->stream)
             cudaStreamDestroy(b->stream);
     }

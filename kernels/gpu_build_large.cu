@@ -15,7 +15,9 @@ using namespace kd_gb_large;
 // child's box), and copies the references of nodes that became leaves.
 struct scatter {
     const kd_gb_route *routes;
-    uint32_t num_out;             // split outputs; the level's inputs follow
+    const uint32_t *split_total;  // split outputs (on the device); the level's inputs follow
+    uint32_t max_out;             // the most the split can write (more: an error the host reports)
+    uint32_t num_in;              // the level's inputs
     kd_gb_refs split_out;
     kd_gb_refs level;
     const kd_gb_large_node *nodes;
@@ -26,6 +28,9 @@ struct scatter {
 
     __host__ __device__ void operator()(uint32_t j) const
     {
+        const uint32_t num_out = *split_total;
+        if (num_out > max_out || j >= num_out + num_in)
+            return; // launched for the most the split could write
         if (j >= num_out) {
             uint32_t i = j - num_out;
             uint32_t k = level.seg[i];
@@ -237,7 +242,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     for (uint32_t depth = 0; num_nodes > 0; depth++) {
         // Room for the level: a split at most doubles the references.
         size_t max_out = 2 * (size_t)num_refs;
-        if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull)
+        if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || max_out + num_refs > 0xffffffffull)
             return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
         int force_leaf = (double)(max_out + s->num_small_refs + s->num_leaf_refs) > budget;
         KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 1, 0, err));
@@ -321,8 +326,26 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(run_bookkeep(b, bk, num_nodes, err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
 
+        // The counts go to the host while the scatter, queued behind their
+        // copy, runs: it takes its size from the device and covers the most
+        // the split can write, so the host need not wait for it first.
+        KD_GB_TRY(kd_gb_read_scalars_begin(b, err));
+        scatter sc;
+        sc.routes = bk.routes;
+        sc.split_total = &scalars->split_total;
+        sc.max_out = (uint32_t)max_out;
+        sc.num_in = num_refs;
+        sc.split_out = split_out;
+        sc.level = level;
+        sc.nodes = nodes;
+        sc.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
+        sc.next_large = kd_gb_ref_set(b, refs_next);
+        sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
+        sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+        KD_GB_TRY(kd_gb_map(b, (uint32_t)max_out + num_refs, sc, "scattering references", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
         kd_gb_scalars counts;
-        KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+        KD_GB_TRY(kd_gb_read_scalars_end(b, &counts, err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_READBACK);
         if (s->profile) {
             s->profile->num_host_syncs++;
@@ -333,19 +356,6 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (counts.split_total > max_out)
             return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: the split wrote %u references, "
                               "more than the %zu it can", counts.split_total, max_out);
-
-        scatter sc;
-        sc.routes = bk.routes;
-        sc.num_out = counts.split_total;
-        sc.split_out = split_out;
-        sc.level = level;
-        sc.nodes = nodes;
-        sc.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
-        sc.next_large = kd_gb_ref_set(b, refs_next);
-        sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
-        sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
-        KD_GB_TRY(kd_gb_map(b, counts.split_total + num_refs, sc, "scattering references", err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
 
         s->pool_count += counts.new_pool_nodes;
         if (s->num_small_roots == 0 && counts.new_small_roots > 0)
