@@ -136,6 +136,7 @@ struct kd_gb_scalars {
     uint32_t member_begin;     // small stage: the current wave's member bounds
     uint32_t member_end;
     uint32_t clip_count;       // small stage: straddlers queued for clipping
+    uint32_t wave_next;        // small stage: the node pass's first task no warp has taken
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range

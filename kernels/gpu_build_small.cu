@@ -4,8 +4,9 @@
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
 // flight at once. A wave is three passes. The node pass takes a warp per
-// node of more than eight members (a quarter warp per smaller node, nine in
-// ten of them, does the same in registers: gpu_build_small_team.cuh):
+// node of more than eight members (a team of 2 to 8 lanes per smaller node,
+// nine in ten of them, does the same in registers, several teams packed
+// into a warp: gpu_build_small_team.cuh):
 //  - its members' bounds, clipped to its box, come from the bounds arena
 //    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
@@ -165,13 +166,21 @@ struct init_arena {
     }
 };
 
-// The node pass of a wave: a warp per four tasks, a quarter warp each for
-// those of at most TEAM_LANES members, the whole warp for the rest (see
-// gpu_build_small_team.cuh). Blocks of four warps, at least
-// KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the latency of
-// the global loads a node makes.
+// The node pass of a wave: each warp takes a run of tasks and decides them
+// in passes, packing up to seven small nodes (teams of 2 to 8 lanes) into a
+// pass, or taking a larger node with the whole warp (see
+// gpu_build_small_team.cuh). Runs are short in the last, small waves, so
+// that their few tasks spread over many warps. Blocks of four warps, at
+// least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the
+// latency of the global loads a node makes.
+#ifndef KD_GB_RUN_MIN
+#define KD_GB_RUN_MIN 2u // measured on the H200 against 4 and 8: faster on the small scenes, within noise on the dragon
+#endif
+#ifndef KD_GB_RUN_MAX
+#define KD_GB_RUN_MAX 16u // 32 measured 1-3% slower (H200)
+#endif
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 5 and 6 within 2% (3, 6, 8 before the quarter warps)
+#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 5 and 6 within 2% (quarter-warp teams; 3, 6, 8 before them)
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
@@ -182,13 +191,24 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
     if (g.scalars->pool_overflow)
         return; // this run is void: the host grows the arrays and runs again
-    uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     reservation res = {0, 0, 0, 0};
-    const uint32_t team = lane / TEAM_LANES, stride = TEAMS_PER_WARP * warps;
-    // (Loading the next four tasks ahead, across the iteration, measured 2% slower.)
-    for (uint32_t first = begin + TEAMS_PER_WARP * warp; first < end; first += stride)
-        process_quad(g, ws, &res, first, end, lane, quad_task(g, first + team, end));
+    // Runs of tasks taken as warps come free: 16 (two passes or three), or
+    // fewer where the wave is too small to give every warp that many.
+    uint32_t run = KD_GB_RUN_MIN;
+    while (run < KD_GB_RUN_MAX && run * warps < end - begin)
+        run *= 2;
+    for (;;) {
+        uint32_t first = 0;
+        if (lane == 0)
+            first = atomicAdd(&g.scalars->wave_next, run);
+        first = __shfl_sync(0xffffffffu, first, 0);
+        if (first >= end)
+            break;
+        const uint32_t last = first + run < end ? first + run : end;
+        for (uint32_t at = first; at < last;)
+            at += process_pass(g, ws, &res, at, last, lane);
+    }
     if (lane == 0) {
         bury(g, res.task_next, res.task_end);
         bury_members(g, res.arena_next, res.arena_end);
@@ -245,6 +265,7 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
     scalars->member_begin = scalars->member_end;
     scalars->member_end = scalars->arena_count;
     scalars->clip_count = 0;
+    scalars->wave_next = scalars->wave_begin;
 }
 
 __global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
@@ -344,6 +365,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             scalars->member_begin = 0;
             scalars->member_end = s->num_small_refs;
             scalars->clip_count = 0;
+            scalars->wave_next = 0;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
@@ -363,8 +385,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             free(ws);
         } else {
             // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
-            // member_end, clip_count
-            uint32_t init_counts[8] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0};
+            // member_end, clip_count, wave_next
+            uint32_t init_counts[9] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),

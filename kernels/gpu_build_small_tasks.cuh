@@ -1,5 +1,5 @@
 // The small-node stage's task bookkeeping, shared by the node pass's warp
-// and quarter-warp paths and by the host emulation: slots reserved in
+// and packed-team paths and by the host emulation: slots reserved in
 // chunks, unused slots buried, and a node's outcome written (its pool
 // record, and for a split the children's tasks, arena entries and plan).
 // Included by gpu_build_small.cu only.

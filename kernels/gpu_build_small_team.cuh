@@ -1,9 +1,9 @@
-// The node pass in registers: a quarter warp per node of at most TEAM_LANES
-// members (nine in ten of the small stage's nodes, five on average), the
-// whole warp per node of up to 32, a lane per member. Each lane holds its member's bounds and
-// costs that member's six candidate planes; the counts on either side of a
-// plane come from the other members' bounds, passed round the team by
-// shuffles. The cheapest (cost, id) wins as in `decide`, whose rules and
+// The node pass in registers: a team of 2, 4 or 8 lanes per node of at most
+// eight members (nine in ten of the small stage's nodes, five on average, a
+// third of them two), the whole warp per node of up to 32, a lane per
+// member. Each lane holds its member's bounds and costs that member's six
+// candidate planes; the counts on either side of a plane come from the
+// other members' bounds, passed round the team by shuffles. The cheapest (cost, id) wins as in `decide`, whose rules and
 // arithmetic this repeats, so a node gets the same split either way (the
 // device tests compare the device tree with the emulation's, which takes
 // the warp path for every node). Device only; included by gpu_build_small.cu.
@@ -14,7 +14,12 @@
 
 namespace kd_gb_small {
 
-enum { TEAM_LANES = 8, TEAMS_PER_WARP = 32 / TEAM_LANES };
+// Teams are 2, 4 or 8 lanes wide (the member count rounded up to a power of
+// two), packed into a warp in task order, each on lanes aligned to its width
+// (so shuffles by xor stay inside it): with nodes of two members a third of
+// all, a warp decides about seven nodes at a time where fixed teams of eight
+// decided four. Nodes of more members take the whole warp.
+enum { TEAM_MAX = 8, PASS_TASKS = 16 };
 
 #if defined(__CUDACC__)
 // Of three values, the one of `axis` (selects: an indexed register array
@@ -24,34 +29,37 @@ __device__ __forceinline__ float pick_axis(int axis, float x, float y, float z)
     return axis == 0 ? x : axis == 1 ? y : z;
 }
 
-// The bit of member c (< LANES) in the root's mask: for a quarter warp the
-// lowest once the c lower ones are cleared, else the general search.
-template <int LANES>
+// The bit of member c (< MAX) in the root's mask: for a team of at most
+// eight lanes the lowest once the c lower ones are cleared, else the general
+// search.
+template <int MAX>
 __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask, uint32_t c)
 {
-    if constexpr (LANES > 8) {
+    if constexpr (MAX > 8) {
         return 1ull << kd_gb_nth_bit64(mask, c);
     } else {
 #pragma unroll
-        for (uint32_t k = 0; k < LANES - 1; k++)
+        for (uint32_t k = 0; k < MAX - 1; k++)
             mask = k < c ? mask & (mask - 1ull) : mask;
         return mask & (~mask + 1ull);
     }
 }
 
-// A team of LANES lanes decides a node of at most LANES members, a lane per
-// member. The whole warp runs this together (every shuffle has all 32
-// lanes); a team whose node is not `active` computes nothing that is used.
-// `tl`: the lane in the team, which is the member it holds.
-template <int LANES>
+// A team of w lanes (a power of two up to MAX, on lanes aligned to w)
+// decides a node of at most w members, a lane per member. The whole warp
+// runs this together (every shuffle has all 32 lanes); a team whose node is
+// not `active` computes nothing that is used. `tl`: the lane in the team,
+// which is the member it holds.
+template <int MAX>
 __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, int active,
-                                uint32_t tl)
+                                uint32_t tl, uint32_t w)
 {
     const unsigned all = 0xffffffffu;
+    const uint32_t base = (threadIdx.x & 31u) - tl;
     decision d = leaf_decision(t);
     const int have = active && tl < m;
     float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.0f, 0.0f, 0.0f};
-    const unsigned long long my_bit = have ? member_bit<LANES>(t.mask, tl) : 0ull;
+    const unsigned long long my_bit = have ? member_bit<MAX>(t.mask, tl) : 0ull;
     if (have) {
         const member_box box = g.arena[t.bounds_at + tl];
         for (int a = 0; a < 3; a++) {
@@ -68,7 +76,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         below[r] = above[r] = 0;
     }
     // Every member's bounds against this lane's planes; the loop runs to
-    // the largest node of the warp.
+    // the largest node of the warp (lanes past a node's members, in the
+    // team or beyond it, do not count).
     uint32_t most = active ? m : 0u;
 #pragma unroll
     for (int dd = 16; dd > 0; dd >>= 1)
@@ -78,8 +87,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         float other_lo[3], other_hi[3];
 #pragma unroll
         for (int a = 0; a < 3; a++) {
-            other_lo[a] = __shfl_sync(all, lo[a], (int)from, LANES);
-            other_hi[a] = __shfl_sync(all, hi[a], (int)from, LANES);
+            other_lo[a] = __shfl_sync(all, lo[a], (int)(base + from));
+            other_hi[a] = __shfl_sync(all, hi[a], (int)(base + from));
         }
         const uint32_t counts = from < m;
 #pragma unroll
@@ -109,14 +118,14 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
             best_pos = s[r];
         }
     }
-    // The team's cheapest.
+    // The team's cheapest (xor by less than w stays in the team).
 #pragma unroll
-    for (int dd = LANES / 2; dd > 0; dd >>= 1) {
-        float other = __shfl_xor_sync(all, best, dd, LANES);
-        uint32_t other_id = __shfl_xor_sync(all, best_id, dd, LANES);
-        int other_axis = __shfl_xor_sync(all, best_axis, dd, LANES);
-        float other_pos = __shfl_xor_sync(all, best_pos, dd, LANES);
-        if (other < best || (other == best && other_id < best_id)) {
+    for (int dd = MAX / 2; dd > 0; dd >>= 1) {
+        float other = __shfl_xor_sync(all, best, dd);
+        uint32_t other_id = __shfl_xor_sync(all, best_id, dd);
+        int other_axis = __shfl_xor_sync(all, best_axis, dd);
+        float other_pos = __shfl_xor_sync(all, best_pos, dd);
+        if ((uint32_t)dd < w && (other < best || (other == best && other_id < best_id))) {
             best = other;
             best_id = other_id;
             best_axis = other_axis;
@@ -130,16 +139,20 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     unsigned long long above_mask =
         found && pick_axis(best_axis, hi[0], hi[1], hi[2]) >= best_pos ? my_bit : 0ull;
 #pragma unroll
-    for (int dd = LANES / 2; dd > 0; dd >>= 1) {
-        below_mask |= __shfl_xor_sync(all, below_mask, dd, LANES);
-        above_mask |= __shfl_xor_sync(all, above_mask, dd, LANES);
+    for (int dd = MAX / 2; dd > 0; dd >>= 1) {
+        unsigned long long other_below = __shfl_xor_sync(all, below_mask, dd);
+        unsigned long long other_above = __shfl_xor_sync(all, above_mask, dd);
+        if ((uint32_t)dd < w) {
+            below_mask |= other_below;
+            above_mask |= other_above;
+        }
     }
     if (active && found && accept_split(g, m, best, &d))
         take_split(t, m, best_axis, best_pos, below_mask, above_mask, &d);
     return d;
 }
 
-// A node of more than TEAM_LANES members with the whole warp: in registers,
+// A node of more than TEAM_MAX members with the whole warp: in registers,
 // a lane per member, up to 32 members; through the shared workspace
 // (process_task) above that.
 __device__ void process_task_warp(const small_args &g, workspace *ws, reservation *res,
@@ -153,69 +166,103 @@ __device__ void process_task_warp(const small_args &g, workspace *ws, reservatio
     }
     if (lane == 0)
         g.plans[index].axis = -1;
-    finish_task(g, res, t, index, decide_team<32>(g, t, m, splittable(g, t, m), lane), lane, 32);
+    finish_task(g, res, t, index, decide_team<32>(g, t, m, splittable(g, t, m), lane, 32), lane, 32);
 }
 
-// Task `index` of the wave, or a dead one past its end.
-__device__ __forceinline__ task quad_task(const small_args &g, uint32_t index, uint32_t end)
+// A team's width for a task: its member count rounded up to a power of two
+// (at least 2); 0 for a dead task (nothing to do), 32 for a node of more
+// than TEAM_MAX members (the whole warp).
+__device__ __forceinline__ uint32_t team_width(const small_args &g, uint32_t index, uint32_t end)
 {
+    if (index >= end)
+        return 0;
+    const task &t = g.tasks[index];
+    if (t.bounds_at == KD_GB_DEAD_TASK)
+        return 0;
+    const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
+    return m <= 2 ? 2u : m <= 4 ? 4u : m <= TEAM_MAX ? 8u : 32u;
+}
+
+// One pass over the tasks from `first` (below `end`): as many as fit are
+// packed into teams and decided together, or one larger node takes the
+// whole warp. Lane 0 reserves the teams' slots from the warp's chunks, in
+// task order. Returns the number of tasks taken. The whole warp calls this.
+__device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation *res, uint32_t first,
+                                 uint32_t end, uint32_t lane)
+{
+    const unsigned all = 0xffffffffu;
+    const uint32_t my_width = lane < PASS_TASKS ? team_width(g, first + lane, end) : 0u;
+    if (__shfl_sync(all, my_width, 0) == 32u) {
+        process_task_warp(g, ws, res, first, lane);
+        __syncwarp();
+        return 1;
+    }
+    // Place the tasks in order, each on the next lanes aligned to its width,
+    // up to a larger node, a full warp or the end.
+    uint32_t taken = 0, at = 0, my_task = 0, tl = 0, w = 0;
+    int in_team = 0;
+#pragma unroll 1
+    for (uint32_t j = 0; j < PASS_TASKS && first + j < end; j++) {
+        const uint32_t wj = __shfl_sync(all, my_width, (int)j);
+        if (wj == 32u)
+            break;
+        if (wj == 0u) {
+            taken = j + 1; // a dead task: nothing to do
+            continue;
+        }
+        const uint32_t place = (at + wj - 1u) & ~(wj - 1u);
+        if (place + wj > 32u)
+            break;
+        if (lane >= place && lane < place + wj) {
+            in_team = 1;
+            my_task = j;
+            tl = lane - place;
+            w = wj;
+        }
+        at = place + wj;
+        taken = j + 1;
+    }
+    const uint32_t index = first + my_task;
     task t;
     t.mask = 0;
     t.bounds_at = KD_GB_DEAD_TASK;
-    if (index < end)
+    if (in_team)
         t = g.tasks[index];
-    return t;
-}
-
-// Tasks [first, first + 4) (those below `end`; t is the lane's team's): a
-// team per task of at most TEAM_LANES members; the warp then takes the
-// larger ones one at a time. Lane 0 reserves the teams' slots from the
-// warp's chunks, in team order. The whole warp calls this.
-__device__ void process_quad(const small_args &g, workspace *ws, reservation *res, uint32_t first,
-                             uint32_t end, uint32_t lane, const task &t)
-{
-    const unsigned all = 0xffffffffu;
-    const uint32_t team = lane / TEAM_LANES, tl = lane % TEAM_LANES;
-    const uint32_t index = first + team;
-    const int alive = t.bounds_at != KD_GB_DEAD_TASK;
-    const uint32_t m = alive ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
-    const int small = alive && m <= TEAM_LANES;
-    if (small && tl == 0)
+    const uint32_t m = in_team ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
+    if (in_team && tl == 0)
         g.plans[index].axis = -1; // until it splits: the member pass skips its members
-    const int active = small && splittable(g, t, m);
-    decision d = decide_team<TEAM_LANES>(g, t, m, active, tl);
-    if (small && d.leaf && tl == 0)
+    const int active = in_team && splittable(g, t, m);
+    decision d = decide_team<TEAM_MAX>(g, t, m, active, tl, in_team ? w : 1u);
+    if (in_team && d.leaf && tl == 0)
         write_leaf(g, t);
-    const int splits = small && !d.leaf;
+    const int splits = in_team && !d.leaf;
     children ch;
     ch.num_members = 0;
     if (splits)
         plan_children(g, t, d, &ch);
+    // Reservations in task order: task j's team leads at its first lane.
+    const uint32_t lead = splits && tl == 0 ? (1u << lane) : 0u;
+    unsigned leads = __ballot_sync(all, lead != 0u);
     uint32_t slot = 0, base = 0;
 #pragma unroll 1
-    for (int j = 0; j < TEAMS_PER_WARP; j++) {
-        int wants = __shfl_sync(all, splits, j * TEAM_LANES);
-        uint32_t members = __shfl_sync(all, ch.num_members, j * TEAM_LANES);
+    while (leads) {
+        const uint32_t j = (uint32_t)__ffs(leads) - 1u;
+        leads &= leads - 1u;
+        uint32_t members = __shfl_sync(all, ch.num_members, (int)j);
         uint32_t got_slot = 0, got_base = 0;
-        if (lane == 0 && wants)
+        if (lane == 0)
             reserve(g, res, members, &got_slot, &got_base);
         got_slot = __shfl_sync(all, got_slot, 0);
         got_base = __shfl_sync(all, got_base, 0);
-        if (team == (uint32_t)j) {
+        if (in_team && lane - tl == j) {
             slot = got_slot;
             base = got_base;
         }
     }
     if (splits)
-        commit_split(g, t, index, d, ch, slot, base, tl, TEAM_LANES);
+        commit_split(g, t, index, d, ch, slot, base, tl, w);
     __syncwarp();
-    unsigned larger = __ballot_sync(all, alive && !small && tl == 0);
-    while (larger) {
-        uint32_t j = (uint32_t)__ffs(larger) - 1u;
-        larger &= larger - 1u;
-        process_task_warp(g, ws, res, first + j / TEAM_LANES, lane);
-        __syncwarp();
-    }
+    return taken;
 }
 #endif
 
