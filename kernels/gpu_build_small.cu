@@ -4,9 +4,10 @@
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
 // flight at once. A wave is three passes. The node pass takes a warp per
-// node of more than eight members (a team of 2 to 8 lanes per smaller node,
-// nine in ten of them, does the same in registers, several teams packed
-// into a warp: gpu_build_small_team.cuh):
+// node of more than 32 members through shared memory (smaller nodes, all
+// but a few, get the same in registers, a lane per member: a team of 2 to
+// 16 lanes, several packed into a warp, or the whole warp for 17 to 32;
+// gpu_build_small_team.cuh):
 //  - its members' bounds, clipped to its box, come from the bounds arena
 //    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
@@ -167,7 +168,7 @@ struct init_arena {
 };
 
 // The node pass of a wave: each warp takes a run of tasks and decides them
-// in passes, packing up to seven small nodes (teams of 2 to 8 lanes) into a
+// in passes, packing several small nodes (teams of 2 to 16 lanes) into a
 // pass, or taking a larger node with the whole warp (see
 // gpu_build_small_team.cuh). Runs are short in the last, small waves, so
 // that their few tasks spread over many warps. Blocks of four warps, at
