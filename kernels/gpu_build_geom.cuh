@@ -81,6 +81,36 @@ KD_GB_HD double kd_gb_clip_prepare(const float *v, const float *cell, float *tlo
     return mag;
 }
 
+// Of three values, the one of `axis`: selects keep a point in registers,
+// where indexing it by a runtime axis would put it in local memory.
+KD_GB_HD double kd_gb_pick3(int axis, double x, double y, double z)
+{
+    return axis == 0 ? x : axis == 1 ? y : z;
+}
+
+// The crossing of edge p-q with the plane x_a = c into o (which p_in says
+// which end is inside), or the edge's outside end where it crosses at a
+// grazing angle.
+KD_GB_HD void kd_gb_clip_cross(int a, double c, const double *p, const double *q, int p_in, double *o)
+{
+    const double pa = kd_gb_pick3(a, p[0], p[1], p[2]), qa = kd_gb_pick3(a, q[0], q[1], q[2]);
+    double across = KD_GB_DSUB(qa, pa);
+    double len = 0.0;
+KD_GB_UNROLL
+    for (int k = 0; k < 3; k++)
+        len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
+    if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
+KD_GB_UNROLL
+        for (int k = 0; k < 3; k++)
+            o[k] = p_in ? q[k] : p[k];
+    } else {
+        double t = KD_GB_DDIV(KD_GB_DSUB(c, pa), across);
+KD_GB_UNROLL
+        for (int k = 0; k < 3; k++)
+            o[k] = k == a ? c : KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
+    }
+}
+
 KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
                                  const float *cell, kd_gb_polygon *poly)
 {
@@ -93,37 +123,39 @@ KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *
         double c = upper ? (double)cell[3 + a] : (double)cell[a];
         if (upper ? !(thi[a] > cell[3 + a]) : !(tlo[a] < cell[a]))
             continue; // the triangle lies on the inner side of this plane
+        const double(*in)[3] = poly->pts[cur];
+        double(*out)[3] = poly->pts[cur ^ 1];
+        // Each vertex is loaded once: an edge's end is the next edge's start.
+        double p[3] = {in[0][0], in[0][1], in[0][2]};
+        double pa = kd_gb_pick3(a, p[0], p[1], p[2]);
+        int p_in = upper ? pa <= c : pa >= c;
         int m = 0;
-        for (int i = 0; i < n && ok; i++) {
-            const double *p = poly->pts[cur][i];
-            const double *q = poly->pts[cur][i + 1 < n ? i + 1 : 0];
-            int p_in = upper ? p[a] <= c : p[a] >= c;
-            int q_in = upper ? q[a] <= c : q[a] >= c;
+        for (int i = 0; i < n; i++) {
+            const int j = i + 1 < n ? i + 1 : 0;
+            double q[3] = {in[j][0], in[j][1], in[j][2]};
+            double qa = kd_gb_pick3(a, q[0], q[1], q[2]);
+            int q_in = upper ? qa <= c : qa >= c;
             if (p_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
+KD_GB_UNROLL
                 for (int k = 0; k < 3; k++)
-                    poly->pts[cur ^ 1][m][k] = p[k];
+                    out[m][k] = p[k];
                 m++;
             }
             if (p_in != q_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
-                double across = KD_GB_DSUB(q[a], p[a]);
-                double len = 0.0;
+                double o[3];
+                kd_gb_clip_cross(a, c, p, q, p_in, o);
+KD_GB_UNROLL
                 for (int k = 0; k < 3; k++)
-                    len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
-                double *o = poly->pts[cur ^ 1][m];
-                if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
-                    const double *outside = p_in ? q : p;
-                    for (int k = 0; k < 3; k++)
-                        o[k] = outside[k];
-                } else {
-                    double t = KD_GB_DDIV(KD_GB_DSUB(c, p[a]), across);
-                    for (int k = 0; k < 3; k++)
-                        o[k] = KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
-                    o[a] = c;
-                }
+                    out[m][k] = o[k];
                 m++;
             }
+KD_GB_UNROLL
+            for (int k = 0; k < 3; k++)
+                p[k] = q[k];
+            pa = qa;
+            p_in = q_in;
         }
         n = m;
         cur ^= 1;
@@ -131,6 +163,17 @@ KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *
     poly->n = n;
     poly->cur = cur;
     poly->ok = ok;
+}
+
+// Grows the bounds lo, hi (empty until *found) by point x.
+KD_GB_HD void kd_gb_clip_grow(double *lo, double *hi, int *found, const double *x)
+{
+KD_GB_UNROLL
+    for (int k = 0; k < 3; k++) {
+        lo[k] = *found ? fmin(lo[k], x[k]) : x[k];
+        hi[k] = *found ? fmax(hi[k], x[k]) : x[k];
+    }
+    *found = 1;
 }
 
 // Bounds [dlo, dhi] of clipped points, widened outward and kept within safe
@@ -212,48 +255,51 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
     }
     kd_gb_polygon poly;
     kd_gb_clip_to_cell(v, tlo, thi, cell, &poly);
-    double dlo[2][3], dhi[2][3];
-    int found[2] = {0, 0};
-    double c = (double)pos;
-    for (int i = 0; poly.ok && i < poly.n; i++) {
-        const double *p = poly.pts[poly.cur][i];
-        const double *q = poly.pts[poly.cur][i + 1 < poly.n ? i + 1 : 0];
-        double cross[3];
-        const double *add[3] = {p, NULL, NULL};
-        if ((p[axis] < c && q[axis] > c) || (p[axis] > c && q[axis] < c)) {
-            double across = KD_GB_DSUB(q[axis], p[axis]);
-            double len = 0.0;
-            for (int k = 0; k < 3; k++)
-                len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
-            if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
-                add[1] = p;
-                add[2] = q;
-            } else {
-                double t = KD_GB_DDIV(KD_GB_DSUB(c, p[axis]), across);
-                for (int k = 0; k < 3; k++)
-                    cross[k] = KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
-                cross[axis] = c;
-                add[1] = cross;
-            }
-        }
-        for (int j = 0; j < 3; j++) {
-            const double *x = add[j];
-            if (!x)
-                continue;
+    // The bounds of each side's points, in registers (no side index).
+    double lo0[3], hi0[3], lo1[3], hi1[3];
+    int found0 = 0, found1 = 0;
+    const double c = (double)pos;
+    if (poly.ok && poly.n > 0) {
+        const double(*pts)[3] = poly.pts[poly.cur];
+        double p[3] = {pts[0][0], pts[0][1], pts[0][2]};
+        double pa = kd_gb_pick3(axis, p[0], p[1], p[2]);
+        for (int i = 0; i < poly.n; i++) {
+            const int j = i + 1 < poly.n ? i + 1 : 0;
+            double q[3] = {pts[j][0], pts[j][1], pts[j][2]};
+            double qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
             // p goes to the sides it lies on; crossing points to both.
-            for (int side = 0; side < 2; side++) {
-                if (j == 0 && !(side ? x[axis] >= c : x[axis] <= c))
-                    continue;
-                for (int k = 0; k < 3; k++) {
-                    dlo[side][k] = found[side] ? fmin(dlo[side][k], x[k]) : x[k];
-                    dhi[side][k] = found[side] ? fmax(dhi[side][k], x[k]) : x[k];
+            if (pa <= c)
+                kd_gb_clip_grow(lo0, hi0, &found0, p);
+            if (pa >= c)
+                kd_gb_clip_grow(lo1, hi1, &found1, p);
+            if ((pa < c && qa > c) || (pa > c && qa < c)) {
+                double across = KD_GB_DSUB(qa, pa);
+                double len = 0.0;
+KD_GB_UNROLL
+                for (int k = 0; k < 3; k++)
+                    len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
+                if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
+                    kd_gb_clip_grow(lo0, hi0, &found0, p);
+                    kd_gb_clip_grow(lo1, hi1, &found1, p);
+                    kd_gb_clip_grow(lo0, hi0, &found0, q);
+                    kd_gb_clip_grow(lo1, hi1, &found1, q);
+                } else {
+                    double t = KD_GB_DDIV(KD_GB_DSUB(c, pa), across), cross[3];
+KD_GB_UNROLL
+                    for (int k = 0; k < 3; k++)
+                        cross[k] = k == axis ? c : KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
+                    kd_gb_clip_grow(lo0, hi0, &found0, cross);
+                    kd_gb_clip_grow(lo1, hi1, &found1, cross);
                 }
-                found[side] = 1;
             }
+KD_GB_UNROLL
+            for (int k = 0; k < 3; k++)
+                p[k] = q[k];
+            pa = qa;
         }
     }
-    for (int side = 0; side < 2; side++)
-        kd_gb_clip_finish(found[side], dlo[side], dhi[side], mag, safe[side], child[side]);
+    kd_gb_clip_finish(found0, lo0, hi0, mag, safe[0], child[0]);
+    kd_gb_clip_finish(found1, lo1, hi1, mag, safe[1], child[1]);
 }
 
 // One float up or down from x: nextafterf(x, +-INFINITY), bit for bit, with
