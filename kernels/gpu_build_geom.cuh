@@ -88,10 +88,10 @@ KD_GB_HD double kd_gb_pick3(int axis, double x, double y, double z)
     return axis == 0 ? x : axis == 1 ? y : z;
 }
 
-// The crossing of edge p-q with the plane x_a = c into o (which p_in says
-// which end is inside), or the edge's outside end where it crosses at a
-// grazing angle.
-KD_GB_HD void kd_gb_clip_cross(int a, double c, const double *p, const double *q, int p_in, double *o)
+// The crossing of edge p-q (whose ends lie on either side) with the plane
+// x_a = c into o; 0, and o untouched, where the edge crosses at a grazing
+// angle (the caller keeps ends instead).
+KD_GB_HD int kd_gb_clip_cross(int a, double c, const double *p, const double *q, double *o)
 {
     const double pa = kd_gb_pick3(a, p[0], p[1], p[2]), qa = kd_gb_pick3(a, q[0], q[1], q[2]);
     double across = KD_GB_DSUB(qa, pa);
@@ -99,16 +99,13 @@ KD_GB_HD void kd_gb_clip_cross(int a, double c, const double *p, const double *q
 KD_GB_UNROLL
     for (int k = 0; k < 3; k++)
         len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
-    if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
+    if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING))
+        return 0;
+    double t = KD_GB_DDIV(KD_GB_DSUB(c, pa), across);
 KD_GB_UNROLL
-        for (int k = 0; k < 3; k++)
-            o[k] = p_in ? q[k] : p[k];
-    } else {
-        double t = KD_GB_DDIV(KD_GB_DSUB(c, pa), across);
-KD_GB_UNROLL
-        for (int k = 0; k < 3; k++)
-            o[k] = k == a ? c : KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
-    }
+    for (int k = 0; k < 3; k++)
+        o[k] = k == a ? c : KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
+    return 1;
 }
 
 KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
@@ -145,7 +142,11 @@ KD_GB_UNROLL
             if (p_in != q_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
                 double o[3];
-                kd_gb_clip_cross(a, c, p, q, p_in, o);
+                if (!kd_gb_clip_cross(a, c, p, q, o)) {
+KD_GB_UNROLL
+                    for (int k = 0; k < 3; k++)
+                        o[k] = p_in ? q[k] : p[k]; // the outside end covers the crossing
+                }
 KD_GB_UNROLL
                 for (int k = 0; k < 3; k++)
                     out[m][k] = o[k];
@@ -273,23 +274,15 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
             if (pa >= c)
                 kd_gb_clip_grow(lo1, hi1, &found1, p);
             if ((pa < c && qa > c) || (pa > c && qa < c)) {
-                double across = KD_GB_DSUB(qa, pa);
-                double len = 0.0;
-KD_GB_UNROLL
-                for (int k = 0; k < 3; k++)
-                    len = fmax(len, fabs(KD_GB_DSUB(q[k], p[k])));
-                if (fabs(across) < KD_GB_DMUL(len, KD_GB_CLIP_GRAZING)) {
+                double cross[3];
+                if (kd_gb_clip_cross(axis, c, p, q, cross)) {
+                    kd_gb_clip_grow(lo0, hi0, &found0, cross);
+                    kd_gb_clip_grow(lo1, hi1, &found1, cross);
+                } else { // both ends enclose the crossing
                     kd_gb_clip_grow(lo0, hi0, &found0, p);
                     kd_gb_clip_grow(lo1, hi1, &found1, p);
                     kd_gb_clip_grow(lo0, hi0, &found0, q);
                     kd_gb_clip_grow(lo1, hi1, &found1, q);
-                } else {
-                    double t = KD_GB_DDIV(KD_GB_DSUB(c, pa), across), cross[3];
-KD_GB_UNROLL
-                    for (int k = 0; k < 3; k++)
-                        cross[k] = k == axis ? c : KD_GB_DADD(p[k], KD_GB_DMUL(t, KD_GB_DSUB(q[k], p[k])));
-                    kd_gb_clip_grow(lo0, hi0, &found0, cross);
-                    kd_gb_clip_grow(lo1, hi1, &found1, cross);
                 }
             }
 KD_GB_UNROLL
