@@ -21,7 +21,7 @@ namespace kd_gb_small {
 #ifndef KD_GB_TEAM_MAX
 #define KD_GB_TEAM_MAX 16 // H200: 5-8% faster builds than 8 (nodes of 9 to 16 members then shared a warp)
 #endif
-enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 16 };
+enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 32 }; // a run sorts on one lane per task
 
 #if defined(__CUDACC__)
 // Of three values, the one of `axis` (selects: an indexed register array
@@ -185,46 +185,45 @@ __device__ __forceinline__ uint32_t team_width(const small_args &g, uint32_t ind
     return m <= 2 ? 2u : m <= 4 ? 4u : m <= 8 ? 8u : m <= TEAM_MAX ? 16u : 32u;
 }
 
-// One pass over the tasks from `first` (below `end`): as many as fit are
-// packed into teams and decided together, or one larger node takes the
-// whole warp. Lane 0 reserves the teams' slots from the warp's chunks, in
-// task order. Returns the number of tasks taken. The whole warp calls this.
+// One pass over a run's tasks, from sorted position `pos` (lane s holds the
+// run's task at sorted position s and its width): as many as fit are
+// packed into teams, each on the next lanes aligned to its width, and
+// decided together, or one larger node takes the whole warp. Lane 0
+// reserves the teams' slots from the warp's chunks, in lane order. Returns
+// the position after the tasks taken. The whole warp calls this.
 __device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation *res, uint32_t first,
-                                 uint32_t end, uint32_t lane)
+                                 uint32_t n, uint32_t sorted_task, uint32_t sorted_width, uint32_t pos,
+                                 uint32_t lane)
 {
     const unsigned all = 0xffffffffu;
-    const uint32_t my_width = lane < PASS_TASKS ? team_width(g, first + lane, end) : 0u;
-    if (__shfl_sync(all, my_width, 0) == 32u) {
-        process_task_warp(g, ws, res, first, lane);
+    const uint32_t lead_width = __shfl_sync(all, sorted_width, (int)pos);
+    if (lead_width == 0u)
+        return n; // only dead tasks are left: nothing to do
+    if (lead_width == 32u) {
+        process_task_warp(g, ws, res, first + __shfl_sync(all, sorted_task, (int)pos), lane);
         __syncwarp();
-        return 1;
+        return pos + 1;
     }
-    // Place the tasks in order, each on the next lanes aligned to its width,
-    // up to a larger node, a full warp or the end.
-    uint32_t taken = 0, at = 0, my_task = 0, tl = 0, w = 0;
+    uint32_t taken = pos, at = 0, index = 0, tl = 0, w = 0;
     int in_team = 0;
 #pragma unroll 1
-    for (uint32_t j = 0; j < PASS_TASKS && first + j < end; j++) {
-        const uint32_t wj = __shfl_sync(all, my_width, (int)j);
-        if (wj == 32u)
+    for (uint32_t j = pos; j < n; j++) {
+        const uint32_t wj = __shfl_sync(all, sorted_width, (int)j);
+        const uint32_t task_j = __shfl_sync(all, sorted_task, (int)j);
+        if (wj == 0u)
             break;
-        if (wj == 0u) {
-            taken = j + 1; // a dead task: nothing to do
-            continue;
-        }
         const uint32_t place = (at + wj - 1u) & ~(wj - 1u);
         if (place + wj > 32u)
             break;
         if (lane >= place && lane < place + wj) {
             in_team = 1;
-            my_task = j;
+            index = first + task_j;
             tl = lane - place;
             w = wj;
         }
         at = place + wj;
         taken = j + 1;
     }
-    const uint32_t index = first + my_task;
     task t;
     t.mask = 0;
     t.bounds_at = KD_GB_DEAD_TASK;
@@ -242,9 +241,8 @@ __device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation
     ch.num_members = 0;
     if (splits)
         plan_children(g, t, d, &ch);
-    // Reservations in task order: task j's team leads at its first lane.
-    const uint32_t lead = splits && tl == 0 ? (1u << lane) : 0u;
-    unsigned leads = __ballot_sync(all, lead != 0u);
+    // Reservations in lane order: a team leads at its first lane.
+    unsigned leads = __ballot_sync(all, splits && tl == 0);
     uint32_t slot = 0, base = 0;
 #pragma unroll 1
     while (leads) {
@@ -265,6 +263,33 @@ __device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation
         commit_split(g, t, index, d, ch, slot, base, tl, w);
     __syncwarp();
     return taken;
+}
+
+// A run of tasks [first, last) (at most PASS_TASKS), widest first: passes
+// then hold teams of like widths, so the member loop, which runs to the
+// largest node of the pass, wastes less, and the aligned placement leaves
+// no gaps. The whole warp calls this.
+__device__ void process_run(const small_args &g, workspace *ws, reservation *res, uint32_t first,
+                            uint32_t last, uint32_t lane)
+{
+    const unsigned all = 0xffffffffu;
+    const uint32_t n = last - first;
+    const uint32_t my_width = lane < n ? team_width(g, first + lane, last) : 0u;
+    // This task's place in the order (stable), then each place's task.
+    uint32_t rank = 0;
+#pragma unroll 1
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t wj = __shfl_sync(all, my_width, (int)j);
+        rank += wj > my_width || (wj == my_width && j < lane);
+    }
+    uint32_t sorted_task = 0;
+#pragma unroll 1
+    for (uint32_t j = 0; j < n; j++)
+        sorted_task = __shfl_sync(all, rank, (int)j) == lane ? j : sorted_task;
+    const uint32_t sorted_width = __shfl_sync(all, my_width, (int)sorted_task);
+#pragma unroll 1
+    for (uint32_t pos = 0; pos < n;)
+        pos = process_pass(g, ws, res, first, n, sorted_task, sorted_width, pos, lane);
 }
 #endif
 
