@@ -167,9 +167,9 @@ struct init_arena {
     }
 };
 
-// The node pass of a wave: each warp takes a run of tasks and decides them
-// in passes, packing several small nodes (teams of 2 to 16 lanes) into a
-// pass, or taking a larger node with the whole warp (see
+// The node pass of a wave: each warp takes a run of tasks and decides them,
+// widest first, in passes, packing several small nodes (teams of 2 to 16
+// lanes) into a pass, or taking a larger node with the whole warp (see
 // gpu_build_small_team.cuh). Runs are short in the last, small waves, so
 // that their few tasks spread over many warps. Blocks of four warps, at
 // least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the
