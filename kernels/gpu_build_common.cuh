@@ -355,10 +355,10 @@ kd_status kd_gb_split(kd_gpu_builder *b, const kd_gb_refs *in, const uint8_t *d_
 
 // Profiling of the reductions: brackets a reduction call with events.
 void kd_gb_reduce_timer_begin(kd_gpu_builder *b, int profile);
+void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile);
 // Ends step `step` (a kd_gpu_step, or KD_GB_STEP_START) with a CUDA event
 // when profiling on the device; nothing otherwise.
 void kd_gb_step_mark(kd_gpu_builder *b, int profile, int step);
-void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile);
 
 // ---- Stages ------------------------------------------------------------------
 // Shared state of one build, passed between the stage files.

@@ -176,7 +176,7 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
         memset(ptr, value, bytes);
         return KD_OK;
     }
-    if (value == 0 && bytes % 4 == 0 && (uintptr_t)ptr % 4 == 0) {
+    if (value == 0 && bytes % 4 == 0 && (uintptr_t)ptr % 4 == 0 && bytes / 4 <= 0xffffffffu) {
         // A kernel rather than cudaMemsetAsync: it can be a dependent launch,
         // so the kernels on either side keep overlapping their launches.
         kd_gb_zero_words zero = {(uint32_t *)ptr};
