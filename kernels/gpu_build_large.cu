@@ -68,7 +68,7 @@ struct scatter {
     }
 };
 
-enum { BIN_THREADS = 256, BIN_ITEMS = 8, BIN_TILE = BIN_THREADS * BIN_ITEMS };
+enum { BIN_THREADS = 256, BIN_ITEMS = 2, BIN_TILE = BIN_THREADS * BIN_ITEMS };
 
 // Binning with the counts of a tile kept in shared memory when the whole tile
 // belongs to one node (the top levels, where every reference would otherwise

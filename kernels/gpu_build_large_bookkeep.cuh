@@ -153,7 +153,7 @@ struct bookkeep {
     }
 };
 
-enum { BK_THREADS = 256, BK_ITEMS = 2, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS * BK_ITEMS };
+enum { BK_THREADS = 256, BK_ITEMS = 1, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS * BK_ITEMS };
 static_assert((int)BK_WARPS >= (int)NUM_Q, "a warp per quantity looks back");
 
 // A block per tile of BK_TILE nodes scans all NUM_Q quantities at once: one

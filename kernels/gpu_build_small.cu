@@ -3,11 +3,12 @@
 //
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
-// flight at once. A wave is three passes. The node pass takes a warp per
-// node of more than 32 members through shared memory (smaller nodes, all
-// but a few, get the same in registers, a lane per member: a team of 2 to
-// 16 lanes, several packed into a warp, or the whole warp for 17 to 32;
-// gpu_build_small_team.cuh):
+// flight at once. A wave is three passes. The node pass decides each node
+// as `decide` does (gpu_build_small_node.cuh, the host emulation's path,
+// through a workspace); the device gets the same split in registers, a lane
+// per member: a team of 2 to 16 lanes, several packed into a warp, the whole
+// warp for 17 to 32 members, and two members per lane for 33 to 64
+// (gpu_build_small_team.cuh):
 //  - its members' bounds, clipped to its box, come from the bounds arena
 //    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
@@ -17,7 +18,8 @@
 //    member would touch the plane and go to both sides, and they separate
 //    planar members cleanly. Each plane's counts (members with lower bound
 //    <= s go below, with upper bound >= s above) come from two binary
-//    searches; the warp keeps the cheapest; pbrt-v4's rules decide;
+//    searches (in registers: from every member's bounds, passed round the
+//    team by shuffles); the cheapest wins; pbrt-v4's rules decide;
 //  - the children's reference masks are taken from the chosen plane;
 //  - a split appends its two children to the task array, reserves arena
 //    entries for their members (each entry names its task) and leaves a
@@ -187,8 +189,6 @@ static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort i
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
     kd_wait_prior();
-    __shared__ workspace spaces[WARPS_PER_BLOCK];
-    workspace *ws = &spaces[threadIdx.x >> 5];
     uint32_t lane = threadIdx.x & 31u;
     uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
     if (g.scalars->pool_overflow)
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         first = __shfl_sync(0xffffffffu, first, 0);
         if (first >= end)
             break;
-        process_run(g, ws, &res, first, first + run < end ? first + run : end, lane);
+        process_run(g, &res, first, first + run < end ? first + run : end, lane);
     }
     if (lane == 0) {
         bury(g, res.task_next, res.task_end);

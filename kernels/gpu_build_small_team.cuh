@@ -48,76 +48,100 @@ __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask
 }
 
 // A team of w lanes (a power of two up to MAX, on lanes aligned to w)
-// decides a node of at most w members, a lane per member. The whole warp
-// runs this together (every shuffle has all 32 lanes); a team whose node is
-// not `active` computes nothing that is used. `tl`: the lane in the team,
-// which is the member it holds.
-template <int MAX>
+// decides a node of at most PER * w members, PER per lane: lane tl of the
+// team holds members tl, tl + w, ... (PER is 2 only for the whole warp and
+// nodes of 33 to 64 members). The whole warp runs this together (every
+// shuffle has all 32 lanes); a team whose node is not `active` computes
+// nothing that is used.
+template <int MAX, int PER = 1>
 __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, int active,
                                 uint32_t tl, uint32_t w)
 {
+    static_assert(PER == 1 || MAX == 32, "two members per lane take the whole warp");
     const unsigned all = 0xffffffffu;
     const uint32_t base = (threadIdx.x & 31u) - tl;
     decision d = leaf_decision(t);
-    const int have = active && tl < m;
-    float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.0f, 0.0f, 0.0f};
-    const unsigned long long my_bit = have ? member_bit<MAX>(t.mask, tl) : 0ull;
-    if (have) {
-        const member_box box = g.arena[t.bounds_at + tl];
+    int have[PER];
+    float lo[PER][3], hi[PER][3];
+    unsigned long long my_bit[PER];
+#pragma unroll
+    for (int h = 0; h < PER; h++) {
+        const uint32_t c = tl + (uint32_t)h * w;
+        have[h] = active && c < m;
+        my_bit[h] = have[h] ? member_bit<MAX * PER>(t.mask, c) : 0ull;
+        member_box box;
+        if (have[h])
+            box = g.arena[t.bounds_at + c];
+#pragma unroll
         for (int a = 0; a < 3; a++) {
-            lo[a] = box.v[a];
-            hi[a] = box.v[3 + a];
+            lo[h][a] = have[h] ? box.v[a] : 0.0f;
+            hi[h][a] = have[h] ? box.v[3 + a] : 0.0f;
         }
     }
-    // Candidate r (= 2 * axis + upper) of this lane's member, as in decide.
-    float s[CAND_PER_REF];
-    uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
-#pragma unroll
-    for (int r = 0; r < CAND_PER_REF; r++) {
-        s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? hi[r >> 1] : lo[r >> 1], r & 1), 0.0f);
-        below[r] = above[r] = 0;
-    }
-    // Every member's bounds against this lane's planes; the loop runs to
-    // the largest node of the warp (lanes past a node's members, in the
-    // team or beyond it, do not count).
+    // The loop below runs to the largest node of the warp.
     uint32_t most = active ? m : 0u;
 #pragma unroll
     for (int dd = 16; dd > 0; dd >>= 1)
         most = max(most, __shfl_xor_sync(all, most, dd));
-#pragma unroll 1
-    for (uint32_t from = 0; from < most; from++) {
-        float other_lo[3], other_hi[3];
-#pragma unroll
-        for (int a = 0; a < 3; a++) {
-            other_lo[a] = __shfl_sync(all, lo[a], (int)(base + from));
-            other_hi[a] = __shfl_sync(all, hi[a], (int)(base + from));
-        }
-        const uint32_t counts = from < m;
-#pragma unroll
-        for (int r = 0; r < CAND_PER_REF; r++) {
-            below[r] += counts & (other_lo[r >> 1] <= s[r]);
-            above[r] += counts & (other_hi[r >> 1] >= s[r]);
-        }
-    }
-    // Ties go to the lower id. decide's ids count in the root's references,
-    // these in the node's members; both orders agree, members being kept in
-    // reference order, so the winner is the same.
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
     float best = INFINITY, best_pos = 0.0f;
     uint32_t best_id = KD_GB_NONE;
     int best_axis = 0;
+    // This lane's members one after the other (the counters of one at a
+    // time keep the registers of the packed teams' path).
+#pragma unroll 1
+    for (int h = 0; h < PER; h++) {
+        float own_lo[3], own_hi[3];
 #pragma unroll
-    for (int r = 0; r < CAND_PER_REF; r++) {
-        int a = r >> 1;
-        if (!have || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
-            continue;
-        float cost = kd_gb_split_cost(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
-        uint32_t id = tl * CAND_PER_REF + (uint32_t)r;
-        if (cost < best || (cost == best && id < best_id)) {
-            best = cost;
-            best_id = id;
-            best_axis = a;
-            best_pos = s[r];
+        for (int a = 0; a < 3; a++) {
+            own_lo[a] = h ? lo[PER - 1][a] : lo[0][a];
+            own_hi[a] = h ? hi[PER - 1][a] : hi[0][a];
+        }
+        // Candidate r (= 2 * axis + upper) of the member, as in decide.
+        float s[CAND_PER_REF];
+        uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
+#pragma unroll
+        for (int r = 0; r < CAND_PER_REF; r++) {
+            s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? own_hi[r >> 1] : own_lo[r >> 1], r & 1), 0.0f);
+            below[r] = above[r] = 0;
+        }
+        // Every member's bounds against these planes (lanes past a node's
+        // members, in the team or beyond it, do not count). Member `from`
+        // is on the team's lane from % w, in its from / w-th place (the
+        // same for the whole warp where PER is 2).
+#pragma unroll 1
+        for (uint32_t from = 0; from < most; from++) {
+            const int src = (int)(base + (from & (w - 1u)));
+            const int second = PER > 1 && from >= w;
+            float other_lo[3], other_hi[3];
+#pragma unroll
+            for (int a = 0; a < 3; a++) {
+                other_lo[a] = __shfl_sync(all, second ? lo[PER - 1][a] : lo[0][a], src);
+                other_hi[a] = __shfl_sync(all, second ? hi[PER - 1][a] : hi[0][a], src);
+            }
+            const uint32_t counts = from < m;
+#pragma unroll
+            for (int r = 0; r < CAND_PER_REF; r++) {
+                below[r] += counts & (other_lo[r >> 1] <= s[r]);
+                above[r] += counts & (other_hi[r >> 1] >= s[r]);
+            }
+        }
+        // Ties go to the lower id. decide's ids count in the root's
+        // references, these in the node's members; both orders agree,
+        // members being kept in reference order, so the winner is the same.
+#pragma unroll
+        for (int r = 0; r < CAND_PER_REF; r++) {
+            int a = r >> 1;
+            if (!have[h] || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
+                continue;
+            float cost = kd_gb_split_cost(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
+            uint32_t id = (tl + (uint32_t)h * w) * CAND_PER_REF + (uint32_t)r;
+            if (cost < best || (cost == best && id < best_id)) {
+                best = cost;
+                best_id = id;
+                best_axis = a;
+                best_pos = s[r];
+            }
         }
     }
     // The team's cheapest (xor by less than w stays in the team).
@@ -136,10 +160,14 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     }
     // The children's masks (computed by every lane; shuffles need them all).
     const int found = best_id != KD_GB_NONE;
-    unsigned long long below_mask =
-        found && pick_axis(best_axis, lo[0], lo[1], lo[2]) <= best_pos ? my_bit : 0ull;
-    unsigned long long above_mask =
-        found && pick_axis(best_axis, hi[0], hi[1], hi[2]) >= best_pos ? my_bit : 0ull;
+    unsigned long long below_mask = 0ull, above_mask = 0ull;
+#pragma unroll
+    for (int h = 0; h < PER; h++) {
+        if (found && pick_axis(best_axis, lo[h][0], lo[h][1], lo[h][2]) <= best_pos)
+            below_mask |= my_bit[h];
+        if (found && pick_axis(best_axis, hi[h][0], hi[h][1], hi[h][2]) >= best_pos)
+            above_mask |= my_bit[h];
+    }
 #pragma unroll
     for (int dd = MAX / 2; dd > 0; dd >>= 1) {
         unsigned long long other_below = __shfl_xor_sync(all, below_mask, dd);
@@ -154,21 +182,18 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     return d;
 }
 
-// A node of more than TEAM_MAX members with the whole warp: in registers,
-// a lane per member, up to 32 members; through the shared workspace
-// (process_task) above that.
-__device__ void process_task_warp(const small_args &g, workspace *ws, reservation *res,
-                                  uint32_t index, uint32_t lane)
+// A node of more than TEAM_MAX members with the whole warp, in registers:
+// a lane per member up to 32 members, two per lane up to 64.
+__device__ void process_task_warp(const small_args &g, reservation *res, uint32_t index, uint32_t lane)
 {
     const task t = g.tasks[index];
     const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
-    if (m > 32) {
-        process_task(g, ws, res, index, lane, 32);
-        return;
-    }
     if (lane == 0)
         g.plans[index].axis = -1;
-    finish_task(g, res, t, index, decide_team<32>(g, t, m, splittable(g, t, m), lane, 32), lane, 32);
+    const int active = splittable(g, t, m);
+    const decision d = m > 32 ? decide_team<32, 2>(g, t, m, active, lane, 32)
+                              : decide_team<32>(g, t, m, active, lane, 32);
+    finish_task(g, res, t, index, d, lane, 32);
 }
 
 // A team's width for a task: its member count rounded up to a power of two
@@ -191,7 +216,7 @@ __device__ __forceinline__ uint32_t team_width(const small_args &g, uint32_t ind
 // decided together, or one larger node takes the whole warp. Lane 0
 // reserves the teams' slots from the warp's chunks, in lane order. Returns
 // the position after the tasks taken. The whole warp calls this.
-__device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation *res, uint32_t first,
+__device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t first,
                                  uint32_t n, uint32_t sorted_task, uint32_t sorted_width, uint32_t pos,
                                  uint32_t lane)
 {
@@ -200,7 +225,7 @@ __device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation
     if (lead_width == 0u)
         return n; // only dead tasks are left: nothing to do
     if (lead_width == 32u) {
-        process_task_warp(g, ws, res, first + __shfl_sync(all, sorted_task, (int)pos), lane);
+        process_task_warp(g, res, first + __shfl_sync(all, sorted_task, (int)pos), lane);
         __syncwarp();
         return pos + 1;
     }
@@ -269,7 +294,7 @@ __device__ uint32_t process_pass(const small_args &g, workspace *ws, reservation
 // then hold teams of like widths, so the member loop, which runs to the
 // largest node of the pass, wastes less, and the aligned placement leaves
 // no gaps. The whole warp calls this.
-__device__ void process_run(const small_args &g, workspace *ws, reservation *res, uint32_t first,
+__device__ void process_run(const small_args &g, reservation *res, uint32_t first,
                             uint32_t last, uint32_t lane)
 {
     const unsigned all = 0xffffffffu;
@@ -289,7 +314,7 @@ __device__ void process_run(const small_args &g, workspace *ws, reservation *res
     const uint32_t sorted_width = __shfl_sync(all, my_width, (int)sorted_task);
 #pragma unroll 1
     for (uint32_t pos = 0; pos < n;)
-        pos = process_pass(g, ws, res, first, n, sorted_task, sorted_width, pos, lane);
+        pos = process_pass(g, res, first, n, sorted_task, sorted_width, pos, lane);
 }
 #endif
 
