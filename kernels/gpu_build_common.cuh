@@ -287,6 +287,22 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
     return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
 }
 
+// The blocks of `threads` that fit on the device at once: grid-stride
+// kernels launched with exactly these leave no partial second round of
+// blocks to keep most of the GPU idle while it finishes.
+template <typename Kernel>
+static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, kd_error *err)
+{
+    int device = 0, num_sms = 0, per_sm = 0;
+    KD_GB_TRY(kd_gb_cuda(err, cudaGetDevice(&device), "cudaGetDevice"));
+    KD_GB_TRY(kd_gb_cuda(err, cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device),
+                         "cudaDeviceGetAttribute"));
+    KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0),
+                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+    *blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
+    return KD_OK;
+}
+
 // Atomic add on the device; under emulation elements run one at a time.
 static __host__ __device__ __forceinline__ uint32_t kd_gb_atomic_add(uint32_t *p, uint32_t v)
 {

@@ -150,6 +150,7 @@ struct bookkeep {
         scalars->new_small_roots = t[Q_SMALL_ROOTS];
         scalars->new_small_refs = t[Q_SMALL_REFS];
         scalars->new_leaf_refs = t[Q_LEAF_REFS];
+        scalars->clip_count = 0; // the scatter's queue of straddlers
     }
 };
 

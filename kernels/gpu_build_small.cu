@@ -391,25 +391,10 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
                                  "resetting the small stage"));
-            int device = 0, num_sms = 0;
-            KD_GB_TRY(kd_gb_cuda(err, cudaGetDevice(&device), "cudaGetDevice"));
-            KD_GB_TRY(kd_gb_cuda(err, cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device),
-                                 "cudaDeviceGetAttribute"));
-            // Exactly the blocks that fit at once: a partial second round of
-            // blocks would leave most of the GPU idle while it finishes.
-            int per_sm = 0;
-            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &per_sm, wave_kernel, 32 * WARPS_PER_BLOCK, 0),
-                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
-            uint32_t blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
-            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &per_sm, member_kernel, MEMBER_THREADS, 0),
-                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
-            uint32_t member_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
-            KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                          &per_sm, clip_kernel, MEMBER_THREADS, 0),
-                                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
-            uint32_t clip_blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
+            uint32_t blocks = 0, member_blocks = 0, clip_blocks = 0;
+            KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
+            KD_GB_TRY(kd_gb_resident_blocks(member_kernel, MEMBER_THREADS, &member_blocks, err));
+            KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, MEMBER_THREADS, &clip_blocks, err));
             for (uint32_t w = 0; w < waves; w++) {
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
                                      "small-node wave"));

@@ -44,7 +44,8 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
     if (temp_bytes == NULL || n > 0x7fffffffu || num_payloads < 0 || num_payloads > KD_SPLIT_MAX_PAYLOADS)
         return cudaErrorInvalidValue;
     const bool segmented = num_segments > 1;
-    const unsigned scatter_tiles = kd_div_ceil_u32(n, SPLIT_TILE);
+    const int vecs = split_vecs(n, segmented);
+    const unsigned scatter_tiles = kd_div_ceil_u32(n, split_tile_elems(vecs));
     const unsigned counted_tiles = segmented ? scatter_tiles : kd_div_ceil_u32(n, SPLIT_COUNT_TILE);
 
     kd_temp_layout layout;
@@ -104,8 +105,8 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
     const unsigned reset_blocks = (unsigned)((reset_items + 255) / 256 < 4096 ? (reset_items + 255) / 256 : 4096);
     KD_TRY_CUDA(kd_launch_dependent(split_reset_kernel, reset_blocks, 256, 0, stream, p.states, counted_tiles,
                                     d_left_counts, d_right_counts, reset_segments));
-    KD_TRY_CUDA(split_launch_count(p, segmented, stream));
+    KD_TRY_CUDA(split_launch_count(p, segmented, vecs, stream));
     if (num_payloads > 0)
-        KD_TRY_CUDA(split_launch_scatter(p, segmented, stream));
+        KD_TRY_CUDA(split_launch_scatter(p, segmented, vecs, stream));
     return cudaSuccess;
 }

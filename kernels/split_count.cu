@@ -84,27 +84,28 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_count_kernel(split_params
 // Several segments: every element's prefix is needed, to record each
 // segment's Rx at its start and Lx at its end, and its counts (end minus
 // start, accumulated by atomics so start and end may lie in different tiles).
+template <int VECS>
 __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_params p)
 {
     kd_wait_prior();
-    typedef kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t> block_scan;
+    typedef kd_block_scan<SPLIT_THREADS, VECS, uint32_t> block_scan;
     __shared__ typename block_scan::storage scan_storage;
     __shared__ uint64_t s_prefix;
 
-    const unsigned tile = blockIdx.x;
-    const size_t tile_base = (size_t)tile * SPLIT_TILE;
-    const bool full_tile = tile_base + SPLIT_TILE <= p.n;
+    const unsigned tile = blockIdx.x, tile_elems = SPLIT_THREADS * VECS * 4;
+    const size_t tile_base = (size_t)tile * tile_elems;
+    const bool full_tile = tile_base + tile_elems <= p.n;
     const unsigned t = threadIdx.x, lane = kd_lane_id();
 
-    uint32_t side_words[SPLIT_VECS], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
-    split_load_tile<true>(p, tile_base, full_tile, side_words, ids);
+    uint32_t side_words[VECS], ids[VECS][4], counts[VECS][4];
+    split_load_tile<true, VECS>(p, tile_base, full_tile, side_words, ids);
 #pragma unroll
-    for (int j = 0; j < SPLIT_VECS; j++)
+    for (int j = 0; j < VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
             counts[j][k] = split_tile_count(split_side(side_words[j], k));
 
-    const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, SPLIT_VECS>(counts, 0u, kd_sum_op(),
+    const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, VECS>(counts, 0u, kd_sum_op(),
                                                                                  scan_storage);
     if (t < 32) {
         uint64_t prefix =
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
         if (t == 0) {
             s_prefix = prefix;
             p.tile_prefix[tile] = prefix;
-            if (tile_base + SPLIT_TILE >= p.n)
+            if (tile_base + tile_elems >= p.n)
                 split_write_totals(p, prefix + widen_tile_count(aggregate), false);
         }
     }
@@ -120,7 +121,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
     const uint64_t prefix = s_prefix;
 
 #pragma unroll
-    for (int j = 0; j < SPLIT_VECS; j++) {
+    for (int j = 0; j < VECS; j++) {
         const size_t first = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4;
         // Neighbours' ids across the vector's edges: from adjacent lanes, or
         // from memory at a warp's edge.
@@ -166,10 +167,13 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_bounds_kernel(split_param
 
 } // namespace
 
-cudaError_t split_launch_count(const split_params &p, bool segmented, cudaStream_t stream)
+cudaError_t split_launch_count(const split_params &p, bool segmented, int vecs, cudaStream_t stream)
 {
     if (segmented) {
-        return kd_launch_dependent(split_bounds_kernel, kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, 0, stream, p);
+        const unsigned tiles = kd_div_ceil_u32(p.n, split_tile_elems(vecs));
+        return vecs == 1   ? kd_launch_dependent(split_bounds_kernel<1>, tiles, SPLIT_THREADS, 0, stream, p)
+               : vecs == 2 ? kd_launch_dependent(split_bounds_kernel<2>, tiles, SPLIT_THREADS, 0, stream, p)
+                           : kd_launch_dependent(split_bounds_kernel<SPLIT_VECS>, tiles, SPLIT_THREADS, 0, stream, p);
     }
     return kd_launch_dependent(split_count_kernel, kd_div_ceil_u32(p.n, SPLIT_COUNT_TILE), SPLIT_THREADS, 0, stream, p);
 }

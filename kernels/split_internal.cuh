@@ -33,6 +33,19 @@ struct split_payload_desc {
     uint32_t words;     // payload size in 32-bit words: 1, 2 or 4
 };
 
+// Vectors per thread of a scatter tile: SPLIT_VECS, or with segments and
+// fewer elements (the builder's levels) fewer, so that the tiles still give
+// the GPU a few blocks per SM (H200: a level of 87k elements took 22 blocks).
+static inline int split_vecs(size_t n, bool segmented)
+{
+    return !segmented || n >= ((size_t)1 << 20) ? SPLIT_VECS : n >= ((size_t)1 << 19) ? 2 : 1;
+}
+
+static inline unsigned split_tile_elems(int vecs)
+{
+    return (unsigned)(SPLIT_THREADS * vecs * 4);
+}
+
 struct split_params {
     const uint32_t *ids;        // NULL with one segment (never read then)
     const uint8_t *sides;
@@ -82,19 +95,19 @@ __device__ __forceinline__ uint32_t split_side(uint32_t side_word, int k)
 // Loads a scatter tile's sides (four per word, one word per vector) and, with
 // segments, its ids, striped by vector. Past the end: side 0 (goes nowhere)
 // and the last id.
-template <bool SEGMENTED>
+template <bool SEGMENTED, int VECS>
 __device__ __forceinline__ void split_load_tile(const split_params &p, size_t tile_base, bool full_tile,
-                                                uint32_t (&side_words)[SPLIT_VECS], uint32_t (&ids)[SPLIT_VECS][4])
+                                                uint32_t (&side_words)[VECS], uint32_t (&ids)[VECS][4])
 {
     const unsigned t = threadIdx.x;
     if (full_tile && p.sides_vector) {
         const uint32_t *words = reinterpret_cast<const uint32_t *>(p.sides + tile_base);
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++)
+        for (int j = 0; j < VECS; j++)
             side_words[j] = words[j * SPLIT_THREADS + t];
     } else {
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++) {
+        for (int j = 0; j < VECS; j++) {
             side_words[j] = 0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
@@ -108,13 +121,13 @@ __device__ __forceinline__ void split_load_tile(const split_params &p, size_t ti
     if (full_tile && p.ids_vector) {
         const uint4 *ids4 = reinterpret_cast<const uint4 *>(p.ids + tile_base);
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++) {
+        for (int j = 0; j < VECS; j++) {
             uint4 a = ids4[j * SPLIT_THREADS + t];
             ids[j][0] = a.x, ids[j][1] = a.y, ids[j][2] = a.z, ids[j][3] = a.w;
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < SPLIT_VECS; j++)
+        for (int j = 0; j < VECS; j++)
 #pragma unroll
             for (int k = 0; k < 4; k++) {
                 size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
@@ -123,8 +136,9 @@ __device__ __forceinline__ void split_load_tile(const split_params &p, size_t ti
     }
 }
 
-// Kernel launches of the two passes (n > 0; `segmented` = more than one segment).
-cudaError_t split_launch_count(const split_params &p, bool segmented, cudaStream_t stream);
-cudaError_t split_launch_scatter(const split_params &p, bool segmented, cudaStream_t stream);
+// Kernel launches of the two passes (n > 0; `segmented` = more than one
+// segment; `vecs` from split_vecs).
+cudaError_t split_launch_count(const split_params &p, bool segmented, int vecs, cudaStream_t stream);
+cudaError_t split_launch_scatter(const split_params &p, bool segmented, int vecs, cudaStream_t stream);
 
 #endif

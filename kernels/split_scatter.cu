@@ -10,13 +10,18 @@
 
 namespace {
 
-typedef kd_block_scan<SPLIT_THREADS, SPLIT_VECS, uint32_t>::storage scatter_scan_storage;
-
 // Dynamic shared memory: the scan's storage, each slot's element (position in
-// the tile), and with segments each slot's output address.
-const size_t SCATTER_SCAN_BYTES = (sizeof(scatter_scan_storage) + 15) / 16 * 16;
-const size_t SCATTER_SOURCE_BYTES = SPLIT_MAX_OUTPUTS * sizeof(uint16_t);
-const size_t SCATTER_ADDR_BYTES = SPLIT_MAX_OUTPUTS * sizeof(uint32_t);
+// the tile), and with segments each slot's output address. A tile of VECS
+// vectors per thread has at most twice its elements as outputs.
+template <int VECS>
+struct scatter_smem {
+    typedef typename kd_block_scan<SPLIT_THREADS, VECS, uint32_t>::storage scan_storage;
+    static constexpr size_t MAX_OUTPUTS = 2 * (size_t)SPLIT_THREADS * VECS * 4;
+    static constexpr size_t SCAN_BYTES = (sizeof(scan_storage) + 15) / 16 * 16;
+    static constexpr size_t SOURCE_BYTES = MAX_OUTPUTS * sizeof(uint16_t);
+    static constexpr size_t ADDR_BYTES = MAX_OUTPUTS * sizeof(uint32_t);
+};
+static_assert(scatter_smem<SPLIT_VECS>::MAX_OUTPUTS == SPLIT_MAX_OUTPUTS, "largest tile");
 
 extern __shared__ uint4 split_dynamic_smem[];
 
@@ -50,36 +55,38 @@ __device__ __forceinline__ void move_payload(const split_payload_desc &d, const 
         out[slot_address<SEGMENTED>(tile, addr, q)] = __ldg(in + source[q]);
 }
 
-template <bool SEGMENTED>
+template <bool SEGMENTED, int VECS>
 __global__ void __launch_bounds__(SPLIT_THREADS) split_scatter_kernel(split_params p)
 {
+    typedef scatter_smem<VECS> layout;
+    const unsigned tile_elems = SPLIT_THREADS * VECS * 4;
     kd_wait_prior();
     char *smem = reinterpret_cast<char *>(split_dynamic_smem);
-    scatter_scan_storage &scan = *reinterpret_cast<scatter_scan_storage *>(smem);
-    uint16_t *source = reinterpret_cast<uint16_t *>(smem + SCATTER_SCAN_BYTES);
-    uint32_t *addr = reinterpret_cast<uint32_t *>(smem + SCATTER_SCAN_BYTES + SCATTER_SOURCE_BYTES);
+    typename layout::scan_storage &scan = *reinterpret_cast<typename layout::scan_storage *>(smem);
+    uint16_t *source = reinterpret_cast<uint16_t *>(smem + layout::SCAN_BYTES);
+    uint32_t *addr = reinterpret_cast<uint32_t *>(smem + layout::SCAN_BYTES + layout::SOURCE_BYTES);
 
     scatter_tile tile;
-    tile.base = (size_t)blockIdx.x * SPLIT_TILE;
-    const bool full_tile = tile.base + SPLIT_TILE <= p.n;
+    tile.base = (size_t)blockIdx.x * tile_elems;
+    const bool full_tile = tile.base + tile_elems <= p.n;
 
     // Start bringing the first payload's tile into L2 while the sides are
     // loaded and scanned.
     if (p.num_payloads > 0) {
         const char *first = static_cast<const char *>(p.payloads[0].in) + tile.base * p.payloads[0].words * 4;
-        const size_t bytes = (size_t)min((size_t)SPLIT_TILE, p.n - tile.base) * p.payloads[0].words * 4;
+        const size_t bytes = (size_t)min((size_t)tile_elems, p.n - tile.base) * p.payloads[0].words * 4;
         for (size_t b = (size_t)threadIdx.x * 128; b < bytes; b += SPLIT_THREADS * 128)
             asm volatile("prefetch.global.L2 [%0];" ::"l"(first + b));
     }
 
-    uint32_t side_words[SPLIT_VECS], ids[SPLIT_VECS][4], counts[SPLIT_VECS][4];
-    split_load_tile<SEGMENTED>(p, tile.base, full_tile, side_words, ids);
+    uint32_t side_words[VECS], ids[VECS][4], counts[VECS][4];
+    split_load_tile<SEGMENTED, VECS>(p, tile.base, full_tile, side_words, ids);
 #pragma unroll
-    for (int j = 0; j < SPLIT_VECS; j++)
+    for (int j = 0; j < VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++)
             counts[j][k] = split_tile_count(split_side(side_words[j], k));
-    const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, SPLIT_VECS>(counts, 0u, kd_sum_op(), scan);
+    const uint32_t aggregate = kd_tile_exclusive_scan<SPLIT_THREADS, VECS>(counts, 0u, kd_sum_op(), scan);
     tile.tile_left = aggregate & 0xffffu;
     tile.outputs = tile.tile_left + (aggregate >> 16);
 
@@ -92,7 +99,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_scatter_kernel(split_para
     // Each output's slot = its rank by output address among the tile's
     // outputs (see split_internal.cuh for the address formulas).
 #pragma unroll
-    for (int j = 0; j < SPLIT_VECS; j++)
+    for (int j = 0; j < VECS; j++)
 #pragma unroll
         for (int k = 0; k < 4; k++) {
             const uint32_t side = split_side(side_words[j], k);
@@ -129,19 +136,23 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_scatter_kernel(split_para
     }
 }
 
-template <bool SEGMENTED>
+template <bool SEGMENTED, int VECS>
 cudaError_t launch(const split_params &p, cudaStream_t stream)
 {
-    const size_t smem = SCATTER_SCAN_BYTES + SCATTER_SOURCE_BYTES + (SEGMENTED ? SCATTER_ADDR_BYTES : 0);
-    KD_TRY_CUDA(cudaFuncSetAttribute(split_scatter_kernel<SEGMENTED>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem));
-    return kd_launch_dependent(split_scatter_kernel<SEGMENTED>, kd_div_ceil_u32(p.n, SPLIT_TILE), SPLIT_THREADS, smem,
-                               stream, p);
+    typedef scatter_smem<VECS> layout;
+    const size_t smem = layout::SCAN_BYTES + layout::SOURCE_BYTES + (SEGMENTED ? layout::ADDR_BYTES : 0);
+    KD_TRY_CUDA(cudaFuncSetAttribute(split_scatter_kernel<SEGMENTED, VECS>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    return kd_launch_dependent(split_scatter_kernel<SEGMENTED, VECS>, kd_div_ceil_u32(p.n, split_tile_elems(VECS)),
+                               SPLIT_THREADS, smem, stream, p);
 }
 
 } // namespace
 
-cudaError_t split_launch_scatter(const split_params &p, bool segmented, cudaStream_t stream)
+cudaError_t split_launch_scatter(const split_params &p, bool segmented, int vecs, cudaStream_t stream)
 {
-    return segmented ? launch<true>(p, stream) : launch<false>(p, stream);
+    if (!segmented)
+        return launch<false, SPLIT_VECS>(p, stream);
+    return vecs == 1 ? launch<true, 1>(p, stream) : vecs == 2 ? launch<true, 2>(p, stream)
+                                                              : launch<true, SPLIT_VECS>(p, stream);
 }

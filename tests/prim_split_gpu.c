@@ -216,6 +216,12 @@ int main(void)
             run_case(&rng, &c3, ids, sides, payload_in, expect_out, got_out);
         }
     }
+    /* Segmented inputs of 2^19 to 2^20 elements take tiles of two vectors
+     * per thread (smaller ones one, larger four). */
+    if (max_n >= 600000) {
+        split_case c = {600000, RANDOM_WITH_EMPTY, RANDOM_SIDES, 2, false};
+        run_case(&rng, &c, ids, sides, payload_in, expect_out, got_out);
+    }
     free(ids);
     free(sides);
     free(payload_in);
