@@ -3,12 +3,12 @@
 //
 // Nodes are processed in waves: wave 0 is every small root, wave w+1 the
 // children made by wave w, all roots together, so thousands of nodes are in
-// flight at once. A wave is three passes. The node pass decides each node
-// as `decide` does (gpu_build_small_node.cuh, the host emulation's path,
-// through a workspace); the device gets the same split in registers, a lane
-// per member: a team of 2 to 16 lanes, several packed into a warp, the whole
-// warp for 17 to 32 members, and two members per lane for 33 to 64
-// (gpu_build_small_team.cuh):
+// flight at once. A wave is a node pass, a member pass and a clip pass. The
+// node pass decides each node as `decide` does (gpu_build_small_node.cuh,
+// the host emulation's path, through a workspace); the device gets the same
+// split in registers, a lane per member: a team of 2 to 16 lanes, several
+// packed into a warp, the whole warp for 17 to 32 members, and two members
+// per lane for 33 to 64 (gpu_build_small_team.cuh):
 //  - its members' bounds, clipped to its box, come from the bounds arena
 //    (written by the member pass before), into compact arrays;
 //  - per axis, the members' lower and upper bounds are sorted (by rank);
@@ -29,13 +29,14 @@
 //    slots it leaves unused become dead tasks and dead pool records, and
 //    entries it leaves unused name no task. The order of slots never
 //    reaches the output, which the output stage orders by tree structure.
-// The member pass takes a thread per member of the wave's nodes and writes
-// its bounds into the children that go on, clipping a straddler once for
-// both (perfect splits all the way down, as the CPU builder). Clipping is
-// the costliest step and a node has a few members (5 to 6 on average), so
-// a thread each keeps the GPU busy where a warp per node would not; the
-// straddlers (about one member in eight) are queued for a clip pass of
-// their own, a thread each.
+// The member pass writes each member's bounds into the children that go on,
+// clipping a straddler once for both (perfect splits all the way down, as
+// the CPU builder). On the device the node pass does it, each lane for the
+// member it holds, as soon as its node is decided; the straddlers (about one
+// member in eight) are queued for a clip pass of their own, a thread each:
+// clipping is the costliest step, and a lane per straddler keeps the GPU
+// busy where the node's lanes would mostly wait. The host emulation runs
+// the member pass as a loop of its own (copy_member, then clip_member).
 // The waves need no host round trip: each pass reads its range from device
 // memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
@@ -49,9 +50,10 @@ using namespace kd_gb_small;
 // The member pass: arena entry j (a member of a task of this wave) goes to
 // the children that go on as tasks, with its bounds in the parent, clipped
 // once for both children where it straddles the plane. Non-straddlers are
-// copied at once, a thread per entry; straddlers (about one member in eight)
-// are queued and clipped by a thread each in a pass of their own, so that
-// no warp runs the costly clip for one lane of 32.
+// copied at once (on the device by the node pass, file_members);
+// straddlers (about one member in eight) are queued and clipped by a thread
+// each in a pass of their own, so that no warp runs the costly clip for one
+// lane of 32.
 struct member_route {
     const member_plan *plan;
     const task *owner;
@@ -215,34 +217,13 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     }
 }
 
-// The member pass of a wave: a thread per member of the wave's tasks copies
-// it, or queues it (one atomic per warp) for the clip pass.
-enum { MEMBER_THREADS = 256 };
-__global__ void __launch_bounds__(MEMBER_THREADS) member_kernel(small_args g)
-{
-    kd_wait_prior();
-    uint32_t begin = g.scalars->member_begin, end = g.scalars->member_end;
-    if (g.scalars->pool_overflow)
-        return;
-    const uint32_t lane = threadIdx.x & 31u;
-    for (uint32_t first = begin + blockIdx.x * blockDim.x; first < end; first += gridDim.x * blockDim.x) {
-        const uint32_t j = first + threadIdx.x;
-        const int straddles = j < end && copy_member(g, j);
-        const unsigned want = __ballot_sync(0xffffffffu, straddles);
-        uint32_t base = 0;
-        if (lane == 0 && want != 0)
-            base = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
-        base = __shfl_sync(0xffffffffu, base, 0);
-        if (straddles)
-            g.clip_queue[base + (uint32_t)__popc(want & ((1u << lane) - 1u))] = j;
-    }
-}
+enum { CLIP_THREADS = 256 };
 
 // The clip pass: a thread per queued straddler.
 #ifndef KD_GB_CLIP_MIN_BLOCKS
 #define KD_GB_CLIP_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower (member pass before the queue)
 #endif
-__global__ void __launch_bounds__(MEMBER_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
+__global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
     kd_wait_prior();
     uint32_t count = g.scalars->clip_count;
@@ -391,18 +372,14 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
                                  "resetting the small stage"));
-            uint32_t blocks = 0, member_blocks = 0, clip_blocks = 0;
+            uint32_t blocks = 0, clip_blocks = 0;
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
-            KD_GB_TRY(kd_gb_resident_blocks(member_kernel, MEMBER_THREADS, &member_blocks, err));
-            KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, MEMBER_THREADS, &clip_blocks, err));
+            KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err));
             for (uint32_t w = 0; w < waves; w++) {
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
                                      "small-node wave"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NODES);
-                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(member_kernel, member_blocks, MEMBER_THREADS, 0, b->stream, g),
-                                     "small-node wave members"));
-                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_MEMBERS);
-                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, MEMBER_THREADS, 0, b->stream, g),
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, 0, b->stream, g),
                                      "small-node wave clipping"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_CLIP);
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(next_wave_kernel, 1, 1, 0, b->stream, scalars,

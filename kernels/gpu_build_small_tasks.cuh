@@ -104,15 +104,16 @@ KD_GB_UNROLL
 
 // Writes split `d` of task `index` into the slots reserved for it (two tasks
 // from `slot`, the members from `base`). The team's lanes share the stores:
-// lane 0 the plan and the node, lanes 1 and 2 a child each.
-KD_GB_HD void commit_split(const small_args &g, const task &t, uint32_t index, const decision &d,
+// lane 0 the plan and the node, lanes 1 and 2 a child each. Returns 0 where
+// the slots passed the arrays' ends (the run is void; nothing is written).
+KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, const decision &d,
                            const children &ch, uint32_t slot, uint32_t base, uint32_t lane,
                            uint32_t lanes)
 {
     if ((size_t)slot + 2 > g.task_capacity || (size_t)base + ch.num_members > g.arena_capacity) {
         if (lane == 0)
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
-        return;
+        return 0;
     }
     uint32_t at[2] = {base, base + (ch.goes_on[0] ? ch.counts[0] : 0)};
     // The children's entries name their task; the member pass fills them.
@@ -150,28 +151,30 @@ KD_GB_UNROLL
         if (!ch.goes_on[side])
             write_leaf(g, c);
     }
+    return 1;
 }
 
 // A node decided by a whole warp (or the emulation's one lane): its leaf, or
-// its split with slots reserved by lane 0.
-KD_GB_HD void finish_task(const small_args &g, reservation *res, const task &t, uint32_t index,
-                          const decision &d, uint32_t lane, uint32_t lanes)
+// its split with slots reserved by lane 0. Returns 1 where it committed a
+// split, whose children are *ch and members go from *base.
+KD_GB_HD int finish_task(const small_args &g, reservation *res, const task &t, uint32_t index,
+                         const decision &d, uint32_t lane, uint32_t lanes, children *ch, uint32_t *base)
 {
     if (d.leaf) {
         if (lane == 0)
             write_leaf(g, t);
-        return;
+        return 0;
     }
-    children ch;
-    plan_children(g, t, d, &ch);
-    uint32_t slot = 0, base = 0;
+    plan_children(g, t, d, ch);
+    uint32_t slot = 0;
+    *base = 0;
     if (lane == 0)
-        reserve(g, res, ch.num_members, &slot, &base);
+        reserve(g, res, ch->num_members, &slot, base);
 #if defined(__CUDA_ARCH__)
     slot = __shfl_sync(0xffffffffu, slot, 0);
-    base = __shfl_sync(0xffffffffu, base, 0);
+    *base = __shfl_sync(0xffffffffu, *base, 0);
 #endif
-    commit_split(g, t, index, d, ch, slot, base, lane, lanes);
+    return commit_split(g, t, index, d, *ch, slot, *base, lane, lanes);
 }
 
 // One node with a warp (the host emulation: one lane): leaf or split, its
@@ -190,7 +193,9 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
         prepare_node(g, ws, t, m, lane, lanes);
         d = decide(g, ws, t, m, lane, lanes);
     }
-    finish_task(g, res, t, index, d, lane, lanes);
+    children ch;
+    uint32_t base;
+    finish_task(g, res, t, index, d, lane, lanes, &ch, &base);
 }
 
 } // namespace kd_gb_small

@@ -182,6 +182,46 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     return d;
 }
 
+// The member pass's work for a split just committed, done where the node
+// was decided (a pass of its own would read the node's plan, task and owner
+// again for every member): each member goes to the children that go on,
+// copied where it lies on one side of the plane, queued for the clip pass
+// where it straddles it (one atomic per warp). Member c is on the team's
+// lane c % w, in its c / w-th place. The whole warp calls this.
+__device__ void file_members(const small_args &g, const task &t, const decision &d, const children &ch,
+                             uint32_t base, int committed, uint32_t tl, uint32_t w)
+{
+    const unsigned all = 0xffffffffu;
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t m = committed ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
+    const uint32_t at[2] = {base, base + (committed && ch.goes_on[0] ? ch.counts[0] : 0u)};
+#pragma unroll
+    for (uint32_t h = 0; h < 2; h++) {
+        const uint32_t c = tl + h * w;
+        int straddles = 0;
+        if (c < m) {
+            const unsigned long long bit = 1ull << kd_gb_nth_bit64(t.mask, c);
+            const int below = ch.goes_on[0] && (d.below & bit) != 0;
+            const int above = ch.goes_on[1] && (d.above & bit) != 0;
+            straddles = (below || above) && (d.below & d.above & bit) != 0;
+            if ((below || above) && !straddles) {
+                const member_box box = g.arena[t.bounds_at + c];
+                if (below)
+                    g.arena[at[0] + (uint32_t)kd_gb_popc64(d.below & (bit - 1ull))] = box;
+                if (above)
+                    g.arena[at[1] + (uint32_t)kd_gb_popc64(d.above & (bit - 1ull))] = box;
+            }
+        }
+        const unsigned want = __ballot_sync(all, straddles);
+        uint32_t first = 0;
+        if (lane == 0 && want != 0)
+            first = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
+        first = __shfl_sync(all, first, 0);
+        if (straddles)
+            g.clip_queue[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = t.bounds_at + c;
+    }
+}
+
 // A node of more than TEAM_MAX members with the whole warp, in registers:
 // a lane per member up to 32 members, two per lane up to 64.
 __device__ void process_task_warp(const small_args &g, reservation *res, uint32_t index, uint32_t lane)
@@ -193,7 +233,10 @@ __device__ void process_task_warp(const small_args &g, reservation *res, uint32_
     const int active = splittable(g, t, m);
     const decision d = m > 32 ? decide_team<32, 2>(g, t, m, active, lane, 32)
                               : decide_team<32>(g, t, m, active, lane, 32);
-    finish_task(g, res, t, index, d, lane, 32);
+    children ch;
+    uint32_t base = 0;
+    const int committed = finish_task(g, res, t, index, d, lane, 32, &ch, &base);
+    file_members(g, t, d, ch, base, committed, lane, 32);
 }
 
 // A team's width for a task: its member count rounded up to a power of two
@@ -284,8 +327,10 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
             base = got_base;
         }
     }
+    int committed = 0;
     if (splits)
-        commit_split(g, t, index, d, ch, slot, base, tl, w);
+        committed = commit_split(g, t, index, d, ch, slot, base, tl, w);
+    file_members(g, t, d, ch, base, committed, tl, w);
     __syncwarp();
     return taken;
 }

@@ -6,6 +6,7 @@ namespace kdr {
 
 struct Rung3 {
     static constexpr int kMaxThreads = 1024;
+    static constexpr bool kWarpRuns = false;
     __host__ __device__ static constexpr int items_per_thread(int) { return 1; }
     __host__ __device__ static constexpr size_t smem_bytes(int lanes, int block_size)
     {

@@ -9,6 +9,7 @@ template <int BLOCK>
 struct Rung4 {
     static_assert(BLOCK >= 64 && (BLOCK & (BLOCK - 1)) == 0, "block size: power of two >= 64");
     static constexpr int kMaxThreads = BLOCK;
+    static constexpr bool kWarpRuns = false;
     __host__ __device__ static constexpr int items_per_thread(int) { return 2; }
     __host__ __device__ static constexpr size_t smem_bytes(int, int) { return 0; }
 

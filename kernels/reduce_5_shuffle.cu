@@ -1,5 +1,6 @@
 // Reduce5: warp shuffles: after Reduce4's two-element load, warps reduce in registers with
 // __shfl_down_sync and one shared-memory step joins the warps, replacing the shared-memory tree.
+// (Segmented, shuffles also let a warp reduce a run alone: runs short of a tile take a warp each.)
 #include "reduce_5_shuffle.cuh"
 
 namespace kdr {
@@ -7,6 +8,7 @@ namespace kdr {
 template <int BLOCK>
 struct Rung5 {
     static constexpr int kMaxThreads = BLOCK;
+    static constexpr bool kWarpRuns = true;
     __host__ __device__ static constexpr int items_per_thread(int) { return 2; }
     __host__ __device__ static constexpr size_t smem_bytes(int, int) { return 0; }
 

@@ -271,6 +271,7 @@ cudaError_t reduce6_run(kd_reduce_shape shape, int block_size, const InLanes &in
 template <int BLOCK>
 struct Rung6Seg {
     static constexpr int kMaxThreads = BLOCK;
+    static constexpr bool kWarpRuns = true;
     __host__ __device__ static constexpr int vecs_per_thread(int lanes)
     {
         return (lanes == 1 ? 1024 : 256) / BLOCK > 1 ? (lanes == 1 ? 1024 : 256) / BLOCK : 1;

@@ -87,6 +87,7 @@ struct TileWork {
 // ---- Generic kernels ------------------------------------------------------
 // A rung is a policy type with:
 //   static constexpr int kMaxThreads;           launch bound
+//   static constexpr bool kWarpRuns;            segmented: runs short of the tile by a warp
 //   __host__ __device__ static int items_per_thread(int lanes);
 //   __host__ static size_t smem_bytes(int lanes, int block_size);
 //   template <int K, unsigned OPS> __device__ static void
@@ -115,7 +116,24 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     }
 }
 
-// Runs shorter than this are reduced by one thread; longer ones by the block.
+// The end of the run of equal ids that starts at `first` (ids are sorted:
+// the first larger one, by binary search).
+__device__ __forceinline__ unsigned run_end_of(const uint32_t *ids, unsigned first, unsigned count)
+{
+    const uint32_t seg = ids[first];
+    unsigned lo = first + 1, hi = count;
+    while (lo < hi) {
+        const unsigned mid = (lo + hi) / 2;
+        if (ids[mid] == seg)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// Runs shorter than this are reduced by one thread; longer ones by the block
+// (or, in the shuffle rungs, by a warp unless they fill the tile).
 constexpr unsigned kShortRun = 32;
 
 // Segmented: each block takes one tile of the flat array; the segments
@@ -167,26 +185,57 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     }
     __syncthreads();
 
-    // Long runs go one after another through the rung's block reduction.
+    // Rungs with kWarpRuns (the shuffle rungs) reduce the runs of kShortRun
+    // or more that do not fill the tile (the builder's deeper levels: nodes of
+    // a few hundred references) a warp each, side by side, by shuffles.
     const unsigned num_long = s_num_long;
+    if (Rung::kWarpRuns) {
+        const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, num_warps = blockDim.x / 32;
+        for (unsigned r = warp; r < num_long; r += num_warps) {
+            const unsigned run_begin = s_long[r];
+            const unsigned run_end = run_end_of(s_ids, run_begin, count);
+            if (run_end - run_begin == count)
+                continue;
+            float v[K];
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                v[k] = lane_identity<OPS>(k);
+            for (unsigned j = run_begin + lane; j < run_end; j += 32) {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    v[k] = lane_op<OPS>(k, v[k], in.p[k][begin + j]);
+            }
+#pragma unroll
+            for (int offset = 16; offset > 0; offset /= 2) {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    v[k] = lane_op<OPS>(k, v[k], __shfl_down_sync(0xffffffffu, v[k], offset));
+            }
+            const uint32_t seg = s_ids[run_begin];
+            if (lane == 0 && seg < num_segments) {
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    lane_atomic<OPS>(k, &records[(size_t)seg * K + k], v[k]);
+            }
+        }
+    }
+
+    // The other long runs (with kWarpRuns only a run that fills the tile) go
+    // one after another through the rung's block reduction.
     TileWork work{rung_smem, gscratch ? gscratch + (size_t)blockIdx.x * blockDim.x : nullptr,
                   gstride};
+    bool first = true;
     for (unsigned r = 0; r < num_long; r++) {
-        if (r > 0)
-            __syncthreads(); // the previous run's reduction is done with the rung's memory
         const unsigned run_begin = s_long[r];
+        const unsigned run_end = run_end_of(s_ids, run_begin, count);
+        if (Rung::kWarpRuns && run_end - run_begin != count)
+            continue;
+        if (!first)
+            __syncthreads(); // the previous run's reduction is done with the rung's memory
+        first = false;
         const uint32_t seg = s_ids[run_begin];
-        // Ids are sorted: the run ends at the first larger id (binary search).
-        unsigned lo = run_begin + 1, hi = count;
-        while (lo < hi) {
-            const unsigned mid = (lo + hi) / 2;
-            if (s_ids[mid] == seg)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
         float result[K];
-        Rung::template reduce_tile<K, OPS>(in, begin + run_begin, lo - run_begin, work, result);
+        Rung::template reduce_tile<K, OPS>(in, begin + run_begin, run_end - run_begin, work, result);
         if (threadIdx.x == 0 && seg < num_segments) {
 #pragma unroll
             for (int k = 0; k < K; k++)
