@@ -175,23 +175,27 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
 }
 
 enum { BIN_THREADS = 256, BIN_ITEMS = 2, BIN_TILE = BIN_THREADS * BIN_ITEMS };
+enum { BIN_MAX_NODES = 16 };           // nodes a tile's shared counts may cover
+enum { BIN_SMEM_BYTES = 24 * 1024 };   // and the shared memory they may take
 
-// Binning with the counts of a tile kept in shared memory when the whole tile
-// belongs to one node (the top levels, where every reference would otherwise
-// hit the same few hundred counters), flushed with one atomic per bin.
-__global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint32_t n)
+// Binning with the counts of a tile's nodes kept in shared memory when they
+// fit (the top levels, where every reference would otherwise hit the same
+// few hundred counters, and the deep ones, a few nodes per tile), flushed
+// with one atomic per nonzero count; a tile over more nodes counts in
+// global memory directly.
+__global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint32_t n, uint32_t max_nodes)
 {
     kd_wait_prior();
     extern __shared__ uint32_t tile_bins[];
     uint32_t first = blockIdx.x * BIN_TILE;
     uint32_t last = first + BIN_TILE < n ? first + BIN_TILE - 1 : n - 1;
-    uint32_t node = f.refs.seg[first];
-    if (node != f.refs.seg[last]) {
+    uint32_t node = f.refs.seg[first], span = f.refs.seg[last] - node + 1; // references go in node order
+    if (span > max_nodes) {
         for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
             f(i);
         return;
     }
-    uint32_t num = 6u * (uint32_t)f.num_bins;
+    uint32_t num = span * 6u * (uint32_t)f.num_bins;
     for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
         tile_bins[j] = 0;
     __syncthreads();
@@ -201,7 +205,7 @@ __global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint
     for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
         local(i);
     __syncthreads();
-    uint32_t *global_bins = f.bins + (size_t)node * num;
+    uint32_t *global_bins = f.bins + (size_t)node * 6u * (uint32_t)f.num_bins;
     for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
         if (tile_bins[j])
             atomicAdd(&global_bins[j], tile_bins[j]);
@@ -315,8 +319,11 @@ kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd
     if (b->host)
         return kd_gb_map(b, n, f, "binning references", err);
     uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
-    size_t smem = 6 * (size_t)f.num_bins * sizeof(uint32_t);
-    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, smem, b->stream, f, n),
+    size_t node_bytes = 6 * (size_t)f.num_bins * sizeof(uint32_t);
+    size_t fit = BIN_SMEM_BYTES / node_bytes;
+    uint32_t max_nodes = fit < (size_t)BIN_MAX_NODES ? (uint32_t)fit : (uint32_t)BIN_MAX_NODES;
+    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, max_nodes * node_bytes, b->stream,
+                                               f, n, max_nodes),
                       "binning references");
 }
 
