@@ -367,14 +367,14 @@ KD_GB_HD float kd_gb_child_allowance(float allowance, uint32_t n, uint32_t num_b
 }
 
 // Child boxes of a split of cell at (axis, pos).
+// (Selects, not out[axis]: a runtime index would put out in local memory.)
 KD_GB_HD void kd_gb_child_cell(const float *cell, int axis, float pos, int above, float *out)
 {
-    for (int k = 0; k < 6; k++)
-        out[k] = cell[k];
-    if (above)
-        out[axis] = pos;
-    else
-        out[3 + axis] = pos;
+KD_GB_UNROLL
+    for (int k = 0; k < 3; k++) {
+        out[k] = above && k == axis ? pos : cell[k];
+        out[3 + k] = !above && k == axis ? pos : cell[3 + k];
+    }
 }
 
 // The side of a reference with bounds [lo, hi] on the split axis, as the

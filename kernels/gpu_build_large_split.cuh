@@ -186,8 +186,15 @@ struct kd_gb_classify {
     __host__ __device__ void operator()(uint32_t i) const
     {
         kd_gb_split_choice c = choice[refs.seg[i]];
-        sides[i] = c.axis < 0 ? (uint8_t)KD_SIDE_LEFT
-                              : kd_gb_side(refs.lo[c.axis][i], refs.hi[c.axis][i], c.pos);
+        if (c.axis < 0) {
+            sides[i] = (uint8_t)KD_SIDE_LEFT;
+            return;
+        }
+        // The axis's arrays by selects: indexing refs.lo by a runtime axis
+        // would copy the struct to local memory in every thread.
+        const float *lo = c.axis == 0 ? refs.lo[0] : c.axis == 1 ? refs.lo[1] : refs.lo[2];
+        const float *hi = c.axis == 0 ? refs.hi[0] : c.axis == 1 ? refs.hi[1] : refs.hi[2];
+        sides[i] = kd_gb_side(lo[i], hi[i], c.pos);
     }
 };
 

@@ -186,7 +186,7 @@ struct init_arena {
 #endif
 static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort it");
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 3 // measured on the H200: 3, 5 and 6 within 2% (quarter-warp teams; 3, 6, 8 before them)
+#define KD_GB_WAVE_MIN_BLOCKS 4 // caps registers at 128 (no spills); H200: at 3 (133 registers, 3 blocks per SM) the dragon's node passes took 7.9 ms, at 4 6.6
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
