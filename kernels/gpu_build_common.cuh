@@ -190,8 +190,6 @@ enum kd_gb_buffer_id {
     KD_GB_O_SIZE,
     KD_GB_O_REFS,
     KD_GB_O_COUNTER,
-    KD_GB_O_ADDRESS,
-    KD_GB_O_FIRST_REF,
     KD_GB_NODES_OUT,
     KD_GB_LEAF_OUT,
     KD_GB_SCALARS,

@@ -3,12 +3,15 @@
 // format, depth-first with the below child next.
 //  1. Subtree sizes (nodes and leaf references), bottom up: every leaf walks
 //     towards the root; at each parent the first child to arrive stops and
-//     the second sums both (an atomic counter per node decides who is
-//     second, so each sum is taken once, after both children are final).
+//     the second sums both. Each child adds its sizes and an arrival to one
+//     64-bit word of the parent with one atomic, so the second learns its
+//     sibling's sizes from the atomic's old value: no other memory passes
+//     between them, and no fence is needed.
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
 //     whole below subtree, and likewise for leaf references (the scan over
-//     subtree sizes, taken along the path).
+//     subtree sizes, taken along the path). A node publishes both in one
+//     64-bit word, which its children wait for (again no fence).
 //  3. Each node writes itself (and a leaf its triangle indices) there.
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
@@ -20,6 +23,20 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
     return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
 }
 
+// A subtree's sizes as one child adds them to its parent's word: an arrival
+// (bits 62-63), nodes (31 bits), leaf references (31 bits). Sizes saturate
+// at 2^31 - 1, far above the tree format's limit, which the host checks; two
+// children's sums may carry across fields, but the word is only ever read
+// with one child's sizes in it.
+enum : unsigned long long { SIZE_ARRIVAL = 1ull << 62, SIZE_FIELD = (1ull << 31) - 1ull };
+
+__host__ __device__ __forceinline__ unsigned long long pack_sizes(unsigned long long nodes,
+                                                                  unsigned long long refs)
+{
+    return SIZE_ARRIVAL | (nodes < SIZE_FIELD ? nodes : SIZE_FIELD) << 31 |
+           (refs < SIZE_FIELD ? refs : SIZE_FIELD);
+}
+
 struct subtree_sizes {
     const kd_gb_pool_node *pool;
     uint32_t num_nodes;
@@ -27,15 +44,16 @@ struct subtree_sizes {
     uint32_t *broken;
     uint32_t *size_nodes;
     uint32_t *size_refs;
-    uint32_t *arrivals;
+    unsigned long long *arrivals; // per node: what its first child added
 
     __host__ __device__ void operator()(uint32_t i) const
     {
         kd_gb_pool_node node = pool[i];
         if (node.kind < 3 || node.kind == KD_GB_POOL_DEAD)
             return; // interior nodes are summed by the last child to arrive
+        unsigned long long nodes = 1, refs = leaf_count(node);
         size_nodes[i] = 1;
-        size_refs[i] = leaf_count(node);
+        size_refs[i] = (uint32_t)refs;
         uint32_t x = i;
         for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE; steps++) {
             uint32_t p = pool[x].parent;
@@ -43,17 +61,19 @@ struct subtree_sizes {
                 *broken = 1; // a path longer than the depth cap: the pool is corrupt
                 return;
             }
-            // Arriving releases this subtree's sizes and acquires the sibling's.
+            const unsigned long long mine = pack_sizes(nodes, refs);
 #if defined(__CUDA_ARCH__)
-            if (kd_fetch_add_acq_rel_u32(&arrivals[p], 1u) == 0)
+            const unsigned long long old = atomicAdd(&arrivals[p], mine);
 #else
-            if (arrivals[p]++ == 0)
+            const unsigned long long old = arrivals[p];
+            arrivals[p] += mine;
 #endif
+            if (old == 0)
                 return; // the sibling is not done; it will sum the parent
-            uint32_t below = pool[p].a, above = pool[p].b;
-            // Plain loads: the acquire above makes the sibling's sizes visible.
-            size_nodes[p] = 1 + size_nodes[below] + size_nodes[above];
-            size_refs[p] = size_refs[below] + size_refs[above];
+            nodes = 1 + (nodes < SIZE_FIELD ? nodes : SIZE_FIELD) + ((old >> 31) & SIZE_FIELD);
+            refs = (refs < SIZE_FIELD ? refs : SIZE_FIELD) + (old & SIZE_FIELD);
+            size_nodes[p] = (uint32_t)(nodes < SIZE_FIELD ? nodes : SIZE_FIELD);
+            size_refs[p] = (uint32_t)(refs < SIZE_FIELD ? refs : SIZE_FIELD);
             x = p;
         }
     }
@@ -74,18 +94,17 @@ struct total_refs {
 
 // Steps 2 and 3: a thread per pool slot, top-down. A parent's pool id is
 // always below its children's (slots are only ever appended, and a child's
-// after its parent's), so thread i waits for its parent's place (a flag per
-// node) and takes its own from it: one step per node where a walk to the
-// root would take one per level. Blocks start in index order, so the
-// parent a thread waits on is running or done, and the wait ends; on the
-// host the slots simply go in order.
+// after its parent's), so thread i waits for its parent's place and takes
+// its own from it: one step per node where a walk to the root would take
+// one per level. A place is one word, (address + 1) << 32 | first leaf
+// reference, zero until published, read and written whole. Blocks start in
+// index order, so the parent a thread waits on is running or done, and the
+// wait ends; on the host the slots simply go in order.
 struct place_nodes {
     const kd_gb_pool_node *pool;
     const uint32_t *size_nodes;
     const uint32_t *size_refs;
-    uint32_t *address;
-    uint32_t *first_ref;
-    uint32_t *placed;              // zero, then 1 once address and first_ref are final
+    unsigned long long *placed;    // per node: its place, zero until published
     uint32_t *broken;
     const uint32_t *leaf_refs;     // large-stage leaves
     const kd_gb_small_root *roots; // small-stage leaves name their root...
@@ -95,12 +114,11 @@ struct place_nodes {
 
     __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
     {
-        address[i] = at;
-        first_ref[i] = ref;
+        const unsigned long long word = (unsigned long long)(at + 1u) << 32 | ref;
 #if defined(__CUDA_ARCH__)
-        kd_store_release_u32(&placed[i], 1u); // after address and first_ref
+        kd_store_relaxed_u64(reinterpret_cast<uint64_t *>(&placed[i]), word);
 #else
-        placed[i] = 1u;
+        placed[i] = word;
 #endif
     }
 
@@ -119,13 +137,16 @@ struct place_nodes {
                 publish(i, 0, 0);
                 return;
             }
+            unsigned long long word = 0;
 #if defined(__CUDA_ARCH__)
-            while (kd_load_acquire_u32(&placed[p]) == 0u) {
+            while ((word = kd_load_relaxed_u64(reinterpret_cast<const uint64_t *>(&placed[p]))) == 0ull) {
             }
+#else
+            word = placed[p];
 #endif
             const uint32_t below = pool[p].a;
-            at = address[p] + 1u; // published before the flag the acquire read
-            ref = first_ref[p];
+            at = (uint32_t)(word >> 32); // the parent's address + 1
+            ref = (uint32_t)word;
             if (below != i) {
                 at += size_nodes[below];
                 ref += size_refs[below];
@@ -164,15 +185,15 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZE, 4 * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_REFS, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_COUNTER, 4 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_COUNTER, 8 * (size_t)num_nodes, 0, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
     KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
 
-    uint32_t *arrivals = kd_gb_ptr<uint32_t>(b, KD_GB_O_COUNTER);
+    unsigned long long *arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_COUNTER);
     kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 4 * (size_t)num_nodes, err));
+    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 8 * (size_t)num_nodes, err));
     subtree_sizes sizes;
     sizes.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
     sizes.size_nodes = kd_gb_ptr<uint32_t>(b, KD_GB_O_SIZE);
@@ -203,15 +224,11 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)(counts.total_nodes + 1), 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (size_t)(counts.total_leaf_refs + 1), 0, err));
 
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_ADDRESS, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_FIRST_REF, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 4 * (size_t)num_nodes, err)); // now the placed flags
+    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 8 * (size_t)num_nodes, err)); // now the places
     place_nodes w;
     w.pool = sizes.pool;
     w.size_nodes = sizes.size_nodes;
     w.size_refs = sizes.size_refs;
-    w.address = kd_gb_ptr<uint32_t>(b, KD_GB_O_ADDRESS);
-    w.first_ref = kd_gb_ptr<uint32_t>(b, KD_GB_O_FIRST_REF);
     w.placed = arrivals;
     w.broken = &scalars->broken_pool;
     w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
