@@ -338,6 +338,22 @@ static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned lon
 }
 
 #if defined(__CUDACC__)
+// Appends `value` to queue (at *count, which it advances) for each lane whose
+// `wants` is set, in lane order, with one atomic per warp. The whole warp
+// calls this.
+static __device__ __forceinline__ void kd_gb_warp_append(uint32_t *count, uint32_t *queue, int wants,
+                                                         uint32_t value)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    const unsigned want = __ballot_sync(0xffffffffu, wants);
+    uint32_t first = 0;
+    if (lane == 0 && want != 0)
+        first = atomicAdd(count, (uint32_t)__popc(want));
+    first = __shfl_sync(0xffffffffu, first, 0);
+    if (wants)
+        queue[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = value;
+}
+
 // The warp's cheapest candidate: each lane brings its best (cost, id), ids
 // KD_GB_NONE for none; every lane leaves with the winner's, ties to the lower
 // id. Returns the lane that holds the winner, or -1 when no lane had one.

@@ -83,7 +83,8 @@ KD_GB_HD double kd_gb_clip_prepare(const float *v, const float *cell, float *tlo
 
 // Of three values, the one of `axis`: selects keep a point in registers,
 // where indexing it by a runtime axis would put it in local memory.
-KD_GB_HD double kd_gb_pick3(int axis, double x, double y, double z)
+template <typename T>
+KD_GB_HD T kd_gb_pick3(int axis, T x, T y, T z)
 {
     return axis == 0 ? x : axis == 1 ? y : z;
 }

@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
     const uint32_t num_out = *f.split_total;
     if (num_out > f.max_out)
         return; // the host reports it
-    const uint32_t n = num_out + num_in, lane = threadIdx.x & 31u;
+    const uint32_t n = num_out + num_in;
     for (uint32_t first = blockIdx.x * blockDim.x; first < n; first += gridDim.x * blockDim.x) {
         const uint32_t j = first + threadIdx.x;
         int straddles = 0;
@@ -122,18 +122,10 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
             straddles = f.file(j);
         else if (j < n)
             f.copy_leaf(j - num_out);
-        if (!QUEUE) {
-            if (straddles)
-                f.clip(j);
-            continue;
-        }
-        const unsigned want = __ballot_sync(0xffffffffu, straddles);
-        uint32_t base = 0;
-        if (lane == 0 && want != 0)
-            base = atomicAdd(f.clip_count, (uint32_t)__popc(want));
-        base = __shfl_sync(0xffffffffu, base, 0);
-        if (straddles)
-            f.clip_queue[base + (uint32_t)__popc(want & ((1u << lane) - 1u))] = j;
+        if (QUEUE)
+            kd_gb_warp_append(f.clip_count, f.clip_queue, straddles, j);
+        else if (straddles)
+            f.clip(j);
     }
 }
 

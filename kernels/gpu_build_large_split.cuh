@@ -192,8 +192,8 @@ struct kd_gb_classify {
         }
         // The axis's arrays by selects: indexing refs.lo by a runtime axis
         // would copy the struct to local memory in every thread.
-        const float *lo = c.axis == 0 ? refs.lo[0] : c.axis == 1 ? refs.lo[1] : refs.lo[2];
-        const float *hi = c.axis == 0 ? refs.hi[0] : c.axis == 1 ? refs.hi[1] : refs.hi[2];
+        const float *lo = kd_gb_pick3(c.axis, refs.lo[0], refs.lo[1], refs.lo[2]);
+        const float *hi = kd_gb_pick3(c.axis, refs.hi[0], refs.hi[1], refs.hi[2]);
         sides[i] = kd_gb_side(lo[i], hi[i], c.pos);
     }
 };

@@ -30,11 +30,9 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
 // with one child's sizes in it.
 enum : unsigned long long { SIZE_ARRIVAL = 1ull << 62, SIZE_FIELD = (1ull << 31) - 1ull };
 
-__host__ __device__ __forceinline__ unsigned long long pack_sizes(unsigned long long nodes,
-                                                                  unsigned long long refs)
+__host__ __device__ __forceinline__ unsigned long long saturate_size(unsigned long long x)
 {
-    return SIZE_ARRIVAL | (nodes < SIZE_FIELD ? nodes : SIZE_FIELD) << 31 |
-           (refs < SIZE_FIELD ? refs : SIZE_FIELD);
+    return x < SIZE_FIELD ? x : SIZE_FIELD;
 }
 
 struct subtree_sizes {
@@ -51,7 +49,7 @@ struct subtree_sizes {
         kd_gb_pool_node node = pool[i];
         if (node.kind < 3 || node.kind == KD_GB_POOL_DEAD)
             return; // interior nodes are summed by the last child to arrive
-        unsigned long long nodes = 1, refs = leaf_count(node);
+        unsigned long long nodes = 1, refs = saturate_size(leaf_count(node)); // kept saturated
         size_nodes[i] = 1;
         size_refs[i] = (uint32_t)refs;
         uint32_t x = i;
@@ -61,7 +59,7 @@ struct subtree_sizes {
                 *broken = 1; // a path longer than the depth cap: the pool is corrupt
                 return;
             }
-            const unsigned long long mine = pack_sizes(nodes, refs);
+            const unsigned long long mine = SIZE_ARRIVAL | nodes << 31 | refs;
 #if defined(__CUDA_ARCH__)
             const unsigned long long old = atomicAdd(&arrivals[p], mine);
 #else
@@ -70,10 +68,10 @@ struct subtree_sizes {
 #endif
             if (old == 0)
                 return; // the sibling is not done; it will sum the parent
-            nodes = 1 + (nodes < SIZE_FIELD ? nodes : SIZE_FIELD) + ((old >> 31) & SIZE_FIELD);
-            refs = (refs < SIZE_FIELD ? refs : SIZE_FIELD) + (old & SIZE_FIELD);
-            size_nodes[p] = (uint32_t)(nodes < SIZE_FIELD ? nodes : SIZE_FIELD);
-            size_refs[p] = (uint32_t)(refs < SIZE_FIELD ? refs : SIZE_FIELD);
+            nodes = saturate_size(1 + nodes + ((old >> 31) & SIZE_FIELD));
+            refs = saturate_size(refs + (old & SIZE_FIELD));
+            size_nodes[p] = (uint32_t)nodes;
+            size_refs[p] = (uint32_t)refs;
             x = p;
         }
     }

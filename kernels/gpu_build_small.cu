@@ -54,67 +54,37 @@ using namespace kd_gb_small;
 // straddlers (about one member in eight) are queued and clipped by a thread
 // each in a pass of their own, so that no warp runs the costly clip for one
 // lane of 32.
-struct member_route {
-    const member_plan *plan;
-    const task *owner;
-    unsigned long long bit;
-    int below, above;
-};
-
-// Where entry j goes; 0 where nowhere (an unused entry, a leaf's member, a
-// member of neither child that goes on).
-KD_GB_HD int route_member(const small_args &g, uint32_t j, member_route *r)
+// Where entry j goes: its node's plan, or NULL where nowhere (an unused
+// entry, a leaf's member, a member of neither child that goes on).
+KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member_route *r)
 {
     const uint32_t owner = g.owner[j];
     if (owner == KD_GB_NONE)
-        return 0; // a reserved entry left unused
-    r->plan = &g.plans[owner];
-    if (r->plan->axis < 0)
-        return 0;
+        return NULL; // a reserved entry left unused
+    const member_plan *plan = &g.plans[owner];
+    if (plan->axis < 0)
+        return NULL;
     r->owner = &g.tasks[owner];
     const uint32_t c = j - r->owner->bounds_at;
     if (c >= (uint32_t)kd_gb_popc64(r->owner->mask))
-        return 0;
-    r->bit = 1ull << kd_gb_nth_bit64(r->owner->mask, c);
-    r->below = r->plan->at[0] != KD_GB_DEAD_TASK && (r->plan->below & r->bit);
-    r->above = r->plan->at[1] != KD_GB_DEAD_TASK && (r->plan->above & r->bit);
-    return r->below || r->above;
-}
-
-KD_GB_HD void put_member(const small_args &g, const member_route &r, const float (*child)[6])
-{
-    for (int side = 0; side < 2; side++) {
-        if (!(side ? r.above : r.below))
-            continue;
-        member_box out;
-        for (int k = 0; k < 6; k++)
-            out.v[k] = child[side][k];
-        unsigned long long mask = side ? r.plan->above : r.plan->below;
-        g.arena[r.plan->at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))] = out;
-    }
+        return NULL;
+    return route_by_plan(*plan, 1ull << kd_gb_nth_bit64(r->owner->mask, c), r) ? plan : NULL;
 }
 
 // Copies entry j to its children unless it straddles; 1 where it does.
 KD_GB_HD int copy_member(const small_args &g, uint32_t j)
 {
     member_route r;
-    if (!route_member(g, j, &r))
-        return 0;
-    if ((r.plan->below & r.plan->above & r.bit) != 0)
-        return 1;
-    const member_box box = g.arena[j];
-    float child[2][6];
-    for (int k = 0; k < 6; k++)
-        child[0][k] = child[1][k] = box.v[k];
-    put_member(g, r, child);
-    return 0;
+    const member_plan *plan = route_member(g, j, &r);
+    return plan && copy_routed(g, *plan, r, j);
 }
 
 // Clips straddling entry j once for both children.
 KD_GB_HD void clip_member(const small_args &g, uint32_t j)
 {
     member_route r;
-    if (!route_member(g, j, &r))
+    const member_plan *plan = route_member(g, j, &r);
+    if (!plan)
         return;
     const task &t = *r.owner;
     const member_box box = g.arena[j];
@@ -123,8 +93,15 @@ KD_GB_HD void clip_member(const small_args &g, uint32_t j)
         cell[k] = t.cell[k];
     const uint32_t i = (uint32_t)kd_gb_popc64(r.bit - 1ull);
     const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, r.plan->axis, r.plan->pos, child);
-    put_member(g, r, child);
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, plan->axis, plan->pos, child);
+    for (int side = 0; side < 2; side++) {
+        if (!(side ? r.above : r.below))
+            continue;
+        member_box out;
+        for (int k = 0; k < 6; k++)
+            out.v[k] = child[side][k];
+        put_side(g, *plan, r, side, out);
+    }
 }
 
 // Wave 0: the roots as tasks.
@@ -353,7 +330,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             while (scalars->wave_begin < scalars->wave_end && !scalars->pool_overflow) {
                 reservation res = {0, 0, 0, 0};
                 for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
-                    process_task(g, ws, &res, i, 0, 1);
+                    process_task(g, ws, &res, i);
                 bury(g, res.task_next, res.task_end);
                 bury_members(g, res.arena_next, res.arena_end);
                 for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++)

@@ -1,9 +1,8 @@
-// The small-node stage's records and its reference evaluation of a node: a
-// warp per node through a shared workspace (the device takes it for nodes of
-// more than 32 members; the host emulation, one lane, for every node):
+// The small-node stage's records and its reference evaluation of a node
+// through a workspace (the host emulation's path, a node at a time):
 // members into compact arrays, their bounds sorted per axis, every candidate
-// plane costed, pbrt-v4's rules. gpu_build_small_team.cuh repeats the choice
-// in registers for smaller nodes. Included by the small stage only.
+// plane costed, pbrt-v4's rules. The device makes the same choice in
+// registers (gpu_build_small_team.cuh). Included by the small stage only.
 #ifndef KD_GPU_BUILD_SMALL_NODE_CUH
 #define KD_GPU_BUILD_SMALL_NODE_CUH
 
@@ -48,7 +47,7 @@ struct member_plan {
     int32_t axis;           // -1: a leaf, its members go nowhere
 };
 
-// One warp's workspace for one node (compact: member c is the root's
+// The workspace of one node (compact: member c is the root's
 // reference member[c]).
 struct workspace {
     float lo[3][MAXR], hi[3][MAXR];          // clipped to the node's box
@@ -79,13 +78,6 @@ struct small_args {
     float bad_cost_ratio;
 };
 
-KD_GB_HD void sync_lanes()
-{
-#if defined(__CUDA_ARCH__)
-    __syncwarp();
-#endif
-}
-
 // Number of sorted values <= s (le) or < s (lt).
 KD_GB_HD uint32_t count_below(const float *sorted, uint32_t n, float s, int le)
 {
@@ -102,10 +94,9 @@ KD_GB_HD uint32_t count_below(const float *sorted, uint32_t n, float s, int le)
 
 // Loads the node's members (bounds already clipped to its box) and sorts
 // their bounds per axis.
-KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, uint32_t m,
-                           uint32_t lane, uint32_t lanes)
+KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, uint32_t m)
 {
-    for (uint32_t i = lane; i < MAXR; i += lanes) {
+    for (uint32_t i = 0; i < MAXR; i++) {
         if (!((t.mask >> i) & 1ull))
             continue;
         uint32_t c = (uint32_t)kd_gb_popc64(t.mask & ((1ull << i) - 1ull));
@@ -116,9 +107,8 @@ KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, ui
             ws->hi[a][c] = box.v[3 + a];
         }
     }
-    sync_lanes();
     // Rank of each bound among the members' (ties by member order).
-    for (uint32_t e = lane; e < 6 * m; e += lanes) {
+    for (uint32_t e = 0; e < 6 * m; e++) {
         uint32_t list = e / m, c = e % m;
         int a = (int)(list >> 1), upper = (int)(list & 1);
         const float *vals = upper ? ws->hi[a] : ws->lo[a];
@@ -131,7 +121,6 @@ KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, ui
         else
             ws->sorted_lo[a][rank] = v;
     }
-    sync_lanes();
 }
 
 struct decision {
@@ -186,8 +175,7 @@ KD_GB_HD void take_split(const task &t, uint32_t m, int axis, float pos, unsigne
 // The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
 // node is member k / 6's; its id (for ties) counts in the root's references,
 // so it does not depend on which members the node has.
-KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m,
-                         uint32_t lane, uint32_t lanes)
+KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m)
 {
     decision d = leaf_decision(t);
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
@@ -195,7 +183,7 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
     uint32_t best_id = KD_GB_NONE;
     int best_axis = 0;
     float best_pos = 0.0f;
-    for (uint32_t k = lane; k < CAND_PER_REF * m; k += lanes) {
+    for (uint32_t k = 0; k < CAND_PER_REF * m; k++) {
         uint32_t c = k / CAND_PER_REF, rem = k % CAND_PER_REF;
         int a = (int)(rem >> 1), upper = (int)(rem & 1);
         float s = KD_GB_FADD(kd_gb_step(upper ? ws->hi[a][c] : ws->lo[a][c], upper), 0.0f);
@@ -212,30 +200,18 @@ KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t
             best_pos = s;
         }
     }
-#if defined(__CUDA_ARCH__)
-    // The lane that found the winner hands over its details.
-    int src = kd_gb_warp_argmin(&best, &best_id);
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
-#endif
     if (best_id == KD_GB_NONE)
         return d;
     if (!accept_split(g, m, best, &d))
         return d;
     // The children: members with lower bound <= s below, upper bound >= s above.
-    for (uint32_t c = lane; c < m; c += lanes) {
+    for (uint32_t c = 0; c < m; c++) {
         unsigned long long bit = 1ull << ws->member[c];
         if (ws->lo[best_axis][c] <= best_pos)
             d.below |= bit;
         if (ws->hi[best_axis][c] >= best_pos)
             d.above |= bit;
     }
-#if defined(__CUDA_ARCH__)
-    for (int dd = 16; dd > 0; dd >>= 1) {
-        d.below |= __shfl_xor_sync(0xffffffffu, d.below, dd);
-        d.above |= __shfl_xor_sync(0xffffffffu, d.above, dd);
-    }
-#endif
     take_split(t, m, best_axis, best_pos, d.below, d.above, &d);
     return d;
 }

@@ -102,6 +102,61 @@ KD_GB_UNROLL
     }
 }
 
+// What split `d` means for its members, the children's from `base` (the
+// plan the member pass reads): KD_GB_DEAD_TASK where a child is a leaf.
+KD_GB_HD member_plan make_plan(const decision &d, const children &ch, uint32_t base)
+{
+    member_plan plan;
+    plan.below = d.below;
+    plan.above = d.above;
+    plan.at[0] = ch.goes_on[0] ? base : KD_GB_DEAD_TASK;
+    plan.at[1] = ch.goes_on[1] ? base + (ch.goes_on[0] ? ch.counts[0] : 0u) : KD_GB_DEAD_TASK;
+    plan.pos = d.pos;
+    plan.axis = d.axis;
+    return plan;
+}
+
+// The member pass's routing of one member (bit `bit` of its node's mask)
+// under its node's plan: to the children that go on, its bounds at their
+// arena entries.
+struct member_route {
+    const task *owner;
+    unsigned long long bit;
+    int below, above;
+};
+
+// The route of the member with bit `bit` under `plan`; 0 where it goes
+// nowhere (a member of neither child that goes on).
+KD_GB_HD int route_by_plan(const member_plan &plan, unsigned long long bit, member_route *r)
+{
+    r->bit = bit;
+    r->below = plan.at[0] != KD_GB_DEAD_TASK && (plan.below & bit);
+    r->above = plan.at[1] != KD_GB_DEAD_TASK && (plan.above & bit);
+    return r->below || r->above;
+}
+
+// The member's bounds in child `side`, at that child's arena entry for it.
+KD_GB_HD void put_side(const small_args &g, const member_plan &plan, const member_route &r, int side,
+                       const member_box &box)
+{
+    unsigned long long mask = side ? plan.above : plan.below;
+    g.arena[plan.at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))] = box;
+}
+
+// Copies the member whose bounds are arena entry j along r, unless it
+// straddles the plane: 1 where it does (it is left to clip).
+KD_GB_HD int copy_routed(const small_args &g, const member_plan &plan, const member_route &r, uint32_t j)
+{
+    if ((plan.below & plan.above & r.bit) != 0)
+        return 1;
+    const member_box box = g.arena[j];
+    if (r.below)
+        put_side(g, plan, r, 0, box);
+    if (r.above)
+        put_side(g, plan, r, 1, box);
+    return 0;
+}
+
 // Writes split `d` of task `index` into the slots reserved for it (two tasks
 // from `slot`, the members from `base`). The team's lanes share the stores:
 // lane 0 the plan and the node, lanes 1 and 2 a child each. Returns 0 where
@@ -115,19 +170,12 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, co
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
         return 0;
     }
-    uint32_t at[2] = {base, base + (ch.goes_on[0] ? ch.counts[0] : 0)};
+    const member_plan plan = make_plan(d, ch, base);
     // The children's entries name their task; the member pass fills them.
     for (uint32_t k = lane; k < ch.num_members; k += lanes)
         g.owner[base + k] = slot + (ch.goes_on[0] && k < ch.counts[0] ? 0u : 1u);
     uint32_t first_child = g.pool_base + (slot - g.num_roots);
     if (lane == 0) {
-        member_plan plan;
-        plan.below = d.below;
-        plan.above = d.above;
-        for (int side = 0; side < 2; side++)
-            plan.at[side] = ch.goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
-        plan.pos = d.pos;
-        plan.axis = d.axis;
         g.plans[index] = plan;
         g.pool[t.pool_id] = kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
                                               t.parent, t.depth);
@@ -143,7 +191,7 @@ KD_GB_UNROLL
         c.root = t.root;
         c.pool_id = first_child + (uint32_t)side;
         c.parent = t.pool_id;
-        c.bounds_at = ch.goes_on[side] ? at[side] : KD_GB_DEAD_TASK;
+        c.bounds_at = plan.at[side];
         c.depth = (uint16_t)(t.depth + 1);
         c.bad_refines = (uint16_t)d.bad_refines;
         c.allowance = d.allowance;
@@ -177,25 +225,23 @@ KD_GB_HD int finish_task(const small_args &g, reservation *res, const task &t, u
     return commit_split(g, t, index, d, *ch, slot, *base, lane, lanes);
 }
 
-// One node with a warp (the host emulation: one lane): leaf or split, its
-// pool record, and its children as new tasks.
-KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index,
-                           uint32_t lane, uint32_t lanes)
+// One node on the host emulation's path (decide through a workspace): leaf
+// or split, its pool record, and its children as new tasks.
+KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index)
 {
     const task t = g.tasks[index];
     if (t.bounds_at == KD_GB_DEAD_TASK)
         return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
-    if (lane == 0)
-        g.plans[index].axis = -1; // until it splits: the member pass skips its members
+    g.plans[index].axis = -1; // until it splits: the member pass skips its members
     uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
     decision d = leaf_decision(t);
     if (splittable(g, t, m)) {
-        prepare_node(g, ws, t, m, lane, lanes);
-        d = decide(g, ws, t, m, lane, lanes);
+        prepare_node(g, ws, t, m);
+        d = decide(g, ws, t, m);
     }
     children ch;
     uint32_t base;
-    finish_task(g, res, t, index, d, lane, lanes, &ch, &base);
+    finish_task(g, res, t, index, d, 0, 1, &ch, &base);
 }
 
 } // namespace kd_gb_small

@@ -1,11 +1,13 @@
 // The node pass in registers: a team of 2, 4, 8 or 16 lanes per node of at
 // most 16 members (96% of the small stage's nodes, five on average, a third
-// of them two), the whole warp per node of up to 32, a lane per member. Each lane holds its member's bounds and costs that member's six
-// candidate planes; the counts on either side of a plane come from the
-// other members' bounds, passed round the team by shuffles. The cheapest (cost, id) wins as in `decide`, whose rules and
-// arithmetic this repeats, so a node gets the same split either way (the
-// device tests compare the device tree with the emulation's, which takes
-// the warp path for every node). Device only; included by gpu_build_small.cu.
+// of them two), the whole warp per node of up to 32, a lane per member, and
+// two members per lane up to 64. Each lane costs its member's six candidate
+// planes; the counts on either side of a plane come from the other members'
+// bounds, passed round the team by shuffles. The cheapest (cost, id) wins as
+// in `decide`, whose rules and arithmetic this repeats, so a node gets the
+// same split either way (the device tests compare the device tree with the
+// emulation's, which takes `decide` for every node). Device only; included
+// by gpu_build_small.cu.
 #ifndef KD_GPU_BUILD_SMALL_TEAM_CUH
 #define KD_GPU_BUILD_SMALL_TEAM_CUH
 
@@ -24,13 +26,6 @@ namespace kd_gb_small {
 enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 32 }; // a run sorts on one lane per task
 
 #if defined(__CUDACC__)
-// Of three values, the one of `axis` (selects: an indexed register array
-// would go to local memory).
-__device__ __forceinline__ float pick_axis(int axis, float x, float y, float z)
-{
-    return axis == 0 ? x : axis == 1 ? y : z;
-}
-
 // The bit of member c (< MAX) in the root's mask: for a team of at most
 // eight lanes the lowest once the c lower ones are cleared, else the general
 // search.
@@ -163,9 +158,9 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     unsigned long long below_mask = 0ull, above_mask = 0ull;
 #pragma unroll
     for (int h = 0; h < PER; h++) {
-        if (found && pick_axis(best_axis, lo[h][0], lo[h][1], lo[h][2]) <= best_pos)
+        if (found && kd_gb_pick3(best_axis, lo[h][0], lo[h][1], lo[h][2]) <= best_pos)
             below_mask |= my_bit[h];
-        if (found && pick_axis(best_axis, hi[h][0], hi[h][1], hi[h][2]) >= best_pos)
+        if (found && kd_gb_pick3(best_axis, hi[h][0], hi[h][1], hi[h][2]) >= best_pos)
             above_mask |= my_bit[h];
     }
 #pragma unroll
@@ -191,34 +186,15 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
 __device__ void file_members(const small_args &g, const task &t, const decision &d, const children &ch,
                              uint32_t base, int committed, uint32_t tl, uint32_t w)
 {
-    const unsigned all = 0xffffffffu;
-    const uint32_t lane = threadIdx.x & 31u;
     const uint32_t m = committed ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
-    const uint32_t at[2] = {base, base + (committed && ch.goes_on[0] ? ch.counts[0] : 0u)};
+    const member_plan plan = committed ? make_plan(d, ch, base) : member_plan{};
 #pragma unroll
     for (uint32_t h = 0; h < 2; h++) {
         const uint32_t c = tl + h * w;
-        int straddles = 0;
-        if (c < m) {
-            const unsigned long long bit = 1ull << kd_gb_nth_bit64(t.mask, c);
-            const int below = ch.goes_on[0] && (d.below & bit) != 0;
-            const int above = ch.goes_on[1] && (d.above & bit) != 0;
-            straddles = (below || above) && (d.below & d.above & bit) != 0;
-            if ((below || above) && !straddles) {
-                const member_box box = g.arena[t.bounds_at + c];
-                if (below)
-                    g.arena[at[0] + (uint32_t)kd_gb_popc64(d.below & (bit - 1ull))] = box;
-                if (above)
-                    g.arena[at[1] + (uint32_t)kd_gb_popc64(d.above & (bit - 1ull))] = box;
-            }
-        }
-        const unsigned want = __ballot_sync(all, straddles);
-        uint32_t first = 0;
-        if (lane == 0 && want != 0)
-            first = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
-        first = __shfl_sync(all, first, 0);
-        if (straddles)
-            g.clip_queue[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = t.bounds_at + c;
+        member_route r;
+        const int straddles = c < m && route_by_plan(plan, 1ull << kd_gb_nth_bit64(t.mask, c), &r) &&
+                              copy_routed(g, plan, r, t.bounds_at + c);
+        kd_gb_warp_append(&g.scalars->clip_count, g.clip_queue, straddles, t.bounds_at + c);
     }
 }
 

@@ -48,28 +48,6 @@ __device__ __forceinline__ void kd_store_relaxed_u32(uint32_t *p, uint32_t v)
     asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-// Acquire and release at device scope: a flag or counter that publishes
-// data written before it (one instruction each, where a relaxed access would
-// need a __threadfence beside it).
-__device__ __forceinline__ uint32_t kd_load_acquire_u32(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void kd_store_release_u32(uint32_t *p, uint32_t v)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ uint32_t kd_fetch_add_acq_rel_u32(uint32_t *p, uint32_t v)
-{
-    uint32_t old;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-
 // 32-bit sums (int32 scans wrap, so they travel as uint32).
 struct kd_codec_u32 {
     typedef uint32_t value_type;

@@ -227,8 +227,12 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     bool first = true;
     for (unsigned r = 0; r < num_long; r++) {
         const unsigned run_begin = s_long[r];
+        // With kWarpRuns only a run that fills the tile is left: the tile's
+        // only long run, from its start (no search needed to skip the rest).
+        if (Rung::kWarpRuns && (num_long != 1 || run_begin != 0))
+            continue;
         const unsigned run_end = run_end_of(s_ids, run_begin, count);
-        if (Rung::kWarpRuns && run_end - run_begin != count)
+        if (Rung::kWarpRuns && run_end != count)
             continue;
         if (!first)
             __syncthreads(); // the previous run's reduction is done with the rung's memory
