@@ -41,8 +41,11 @@ kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what);
 
 enum { KD_GB_NONE = 0xffffffffu };
 
+// The per-node records below are 16-byte aligned, so that a warp copies them
+// in 128-bit loads and stores (the bookkeeping writes a level's records from
+// a block or two, and scalar stores of 13 to 21 words queued up there).
 // A node of the large-node stage (one per active node of a level).
-struct kd_gb_large_node {
+struct __align__(16) kd_gb_large_node {
     float cell[6];         // the node's closed box: lo xyz, hi xyz
     uint32_t ref_start;    // its references in the level's arrays
     uint32_t ref_count;
@@ -62,7 +65,7 @@ struct kd_gb_split_choice {
 // Where the references of one split large node go (written by the level's
 // bookkeeping, read by the scatter). Child 0 is below the plane, 1 above.
 enum { KD_GB_DEST_DROP = 0, KD_GB_DEST_LARGE = 1, KD_GB_DEST_SMALL = 2 };
-struct kd_gb_route {
+struct __align__(16) kd_gb_route {
     uint32_t out_start;    // first split-output element of the node
     uint32_t num_left;     // the node's left outputs; the right ones follow
     uint32_t leaf_base;    // KD_GB_NONE, or the node became a leaf: its refs go here
@@ -75,7 +78,7 @@ struct kd_gb_route {
 };
 
 // A node of the small-node stage's roots: at most 64 references.
-struct kd_gb_small_root {
+struct __align__(16) kd_gb_small_root {
     float cell[6];
     uint32_t ref_start;    // into the small reference arrays
     uint32_t ref_count;
@@ -91,7 +94,7 @@ struct kd_gb_small_root {
 // KD_GB_POOL_DEAD marks a pool slot reserved but never used (the small stage
 // hands out slots in chunks); it belongs to no tree.
 enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4, KD_GB_POOL_DEAD = 5 };
-struct kd_gb_pool_node {
+struct __align__(16) kd_gb_pool_node {
     uint32_t kind;
     float split;           // interior
     uint32_t a;            // interior: below child; list leaf: first leaf ref; mask leaf: small root
@@ -137,6 +140,7 @@ struct kd_gb_scalars {
     uint32_t member_end;
     uint32_t clip_count;       // small stage: straddlers queued for clipping
     uint32_t wave_next;        // small stage: the node pass's first task no warp has taken
+    uint32_t clip_blocks_done; // small stage: clip-pass blocks done (the last one starts the next wave)
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -256,6 +260,10 @@ kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *er
 kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err);
 kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
 kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err);
+// Zeroes two ranges of whole 4-byte words in one launch (a level's chain of
+// kernels is latency: one launch fewer is a few microseconds a level).
+kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *p1, size_t bytes1,
+                      kd_error *err);
 kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err);
 
 // ---- Map: one functor call per element ---------------------------------------

@@ -166,6 +166,19 @@ struct kd_gb_zero_words {
     uint32_t *words;
     __host__ __device__ void operator()(uint32_t i) const { words[i] = 0; }
 };
+
+// Word i of the first range, or of the second past the first's n0.
+struct kd_gb_zero_two {
+    uint32_t *p0, *p1;
+    uint32_t n0;
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        if (i < n0)
+            p0[i] = 0;
+        else
+            p1[i - n0] = 0;
+    }
+};
 } // namespace
 
 kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err)
@@ -183,6 +196,19 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
         return kd_gb_map(b, (uint32_t)(bytes / 4), zero, "zeroing", err);
     }
     return kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync");
+}
+
+kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *p1, size_t bytes1,
+                      kd_error *err)
+{
+    const size_t n0 = bytes0 / 4, n1 = bytes1 / 4;
+    if (bytes0 % 4 != 0 || bytes1 % 4 != 0 || n0 + n1 > 0xffffffffu)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: zeroing %zu and %zu bytes",
+                          bytes0, bytes1);
+    if (n0 + n1 == 0)
+        return KD_OK;
+    kd_gb_zero_two zero = {p0, p1, (uint32_t)n0};
+    return kd_gb_map(b, (uint32_t)(n0 + n1), zero, "zeroing", err);
 }
 
 kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err)

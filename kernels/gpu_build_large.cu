@@ -390,16 +390,21 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             s->profile->num_reduce_calls++;
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOUNDS);
 
-        // Splits.
+        // Splits. The level's bins and the bookkeeping's look-back words
+        // are zeroed together.
+        uint32_t *bk_states = NULL;
+        size_t bk_state_bytes = 0;
+        KD_GB_TRY(bookkeep_states(b, num_nodes, &bk_states, &bk_state_bytes, err));
         if (o->large_split == KD_LARGE_SPLIT_SAH) {
             uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
-            KD_GB_TRY(kd_gb_memset(b, bins, 0, 4 * (size_t)num_nodes * 6 * num_bins, err));
+            KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * 6 * num_bins, bk_states, bk_state_bytes, err));
             kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0};
             KD_GB_TRY(run_binning(b, bin, num_refs, err));
             kd_gb_choose_sah choose = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf,
                                         o->empty_space_ratio};
             KD_GB_TRY(run_choose_sah(b, choose, num_nodes, err));
         } else {
+            KD_GB_TRY(kd_gb_memset(b, bk_states, 0, bk_state_bytes, err));
             kd_gb_choose_median choose = {nodes, tight, choice, s->max_depth, force_leaf,
                                           o->empty_space_ratio};
             KD_GB_TRY(kd_gb_map(b, num_nodes, choose, "choosing median splits", err));

@@ -40,7 +40,8 @@ struct bookkeep {
     kd_gb_pool_node *pool;
     kd_gb_scalars *scalars;
 
-    __host__ __device__ void counts(uint32_t k, uint32_t *q) const
+    // Node k's plan, and its share of each quantity.
+    __host__ __device__ kd_gb_plan counts(uint32_t k, uint32_t *q) const
     {
         kd_gb_plan p = kd_gb_plan_node(nodes[k], choice[k], left_counts[k], right_counts[k], pp);
         for (int j = 0; j < NUM_Q; j++)
@@ -58,13 +59,14 @@ struct bookkeep {
                 q[Q_SMALL_REFS] += count;
             }
         }
+        return p;
     }
 
-    __host__ __device__ void write(uint32_t k, const uint32_t *off) const
+    // Node k's records under plan p, at offsets `off` of each quantity.
+    __host__ __device__ void write(uint32_t k, const kd_gb_plan &p, const uint32_t *off) const
     {
-        const kd_gb_large_node &node = nodes[k];
-        kd_gb_split_choice c = choice[k];
-        kd_gb_plan p = kd_gb_plan_node(node, c, left_counts[k], right_counts[k], pp);
+        const kd_gb_large_node node = nodes[k];
+        const kd_gb_split_choice c = choice[k];
         kd_gb_route r;
         r.out_start = off[Q_OUT];
         r.num_left = p.num_left;
@@ -154,7 +156,7 @@ struct bookkeep {
     }
 };
 
-enum { BK_THREADS = 256, BK_ITEMS = 1, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS * BK_ITEMS };
+enum { BK_THREADS = 256, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS }; // a node per thread
 static_assert((int)BK_WARPS >= (int)NUM_Q, "a warp per quantity looks back");
 
 // A block per tile of BK_TILE nodes scans all NUM_Q quantities at once: one
@@ -169,17 +171,13 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     __shared__ uint32_t tile_prefix[NUM_Q];
     kd_wait_prior();
     const uint32_t t = threadIdx.x, lane = t & 31u, warp = t >> 5, tile = blockIdx.x;
-    const uint32_t first = tile * BK_TILE + t * BK_ITEMS;
-    uint32_t own[NUM_Q], q[NUM_Q];
+    const uint32_t first = tile * BK_TILE + t;
+    uint32_t own[NUM_Q];
     for (int j = 0; j < NUM_Q; j++)
         own[j] = 0;
-    for (int it = 0; it < BK_ITEMS; it++) {
-        if (first + it < num_nodes) {
-            bk.counts(first + it, q);
-            for (int j = 0; j < NUM_Q; j++)
-                own[j] += q[j];
-        }
-    }
+    kd_gb_plan plan = {};
+    if (first < num_nodes)
+        plan = bk.counts(first, own);
     // Inclusive scan across the warp, then across the warps' sums.
     uint32_t incl[NUM_Q];
     for (int j = 0; j < NUM_Q; j++) {
@@ -219,14 +217,8 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     uint32_t off[NUM_Q];
     for (int j = 0; j < NUM_Q; j++)
         off[j] = tile_prefix[j] + warp_sums[warp][j] + incl[j] - own[j];
-    for (int it = 0; it < BK_ITEMS; it++) {
-        if (first + it < num_nodes) {
-            bk.counts(first + it, q);
-            bk.write(first + it, off);
-            for (int j = 0; j < NUM_Q; j++)
-                off[j] += q[j];
-        }
-    }
+    if (first < num_nodes)
+        bk.write(first, plan, off);
     if (tile + 1 == gridDim.x && t == 0) {
         uint32_t totals[NUM_Q];
         for (int j = 0; j < NUM_Q; j++)
@@ -235,13 +227,25 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     }
 }
 
+// The look-back words of a level of num_nodes nodes: zeroed (every tile
+// INVALID) before run_bookkeep, in the launch that zeroes the level's bins.
+static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t **states,
+                                 size_t *bytes, kd_error *err)
+{
+    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
+    *bytes = (size_t)NUM_Q * kd_lookback_state_bytes(tiles);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, *bytes, 0, err));
+    *states = kd_gb_ptr<uint32_t>(b, KD_GB_BK_STATES);
+    return KD_OK;
+}
+
 static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
 {
     if (b->host) {
         uint32_t off[NUM_Q] = {0}, q[NUM_Q];
         for (uint32_t k = 0; k < num_nodes; k++) {
-            bk.counts(k, q);
-            bk.write(k, off);
+            const kd_gb_plan p = bk.counts(k, q);
+            bk.write(k, p, off);
             for (int j = 0; j < NUM_Q; j++)
                 off[j] += q[j];
         }
@@ -249,10 +253,7 @@ static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t nu
         return KD_OK;
     }
     const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
-    const size_t state_bytes = (size_t)NUM_Q * kd_lookback_state_bytes(tiles);
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, state_bytes, 0, err));
     uint64_t *states = kd_gb_ptr<uint64_t>(b, KD_GB_BK_STATES);
-    KD_GB_TRY(kd_gb_memset(b, states, 0, state_bytes, err)); // every tile word INVALID
     return kd_gb_cuda(err, kd_launch_dependent(bookkeep_kernel, tiles, BK_THREADS, 0, b->stream, bk, num_nodes, states),
                       "large-node bookkeeping");
 }

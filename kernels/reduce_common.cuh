@@ -162,22 +162,30 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     __syncthreads();
 
     // Each run's head classifies it: short runs are reduced here, serially.
+    // Ids are sorted, so a run is long when the id kShortRun - 1 places on is
+    // still its own (one look, not a walk); only a short run's end is sought.
     for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
         const uint32_t seg = s_ids[i];
         if (i > 0 && s_ids[i - 1] == seg)
             continue;
-        unsigned end = i + 1;
-        while (end < count && end - i < kShortRun && s_ids[end] == seg)
-            end++;
-        if (end - i < kShortRun) {
+        const bool is_long = i + kShortRun - 1 < count && s_ids[i + kShortRun - 1] == seg;
+        if (!is_long) {
+            unsigned end = i + 1;
+            while (end < count && s_ids[end] == seg)
+                end++;
             if (seg < num_segments) {
+                float v[K];
 #pragma unroll
-                for (int k = 0; k < K; k++) {
-                    float v = lane_identity<OPS>(k);
-                    for (unsigned j = i; j < end; j++)
-                        v = lane_op<OPS>(k, v, in.p[k][begin + j]);
-                    lane_atomic<OPS>(k, &records[(size_t)seg * K + k], v);
+                for (int k = 0; k < K; k++)
+                    v[k] = lane_identity<OPS>(k);
+                for (unsigned j = i; j < end; j++) {
+#pragma unroll
+                    for (int k = 0; k < K; k++)
+                        v[k] = lane_op<OPS>(k, v[k], in.p[k][begin + j]);
                 }
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    lane_atomic<OPS>(k, &records[(size_t)seg * K + k], v[k]);
             }
         } else {
             s_long[atomicAdd(&s_num_long, 1u)] = i;
@@ -200,10 +208,13 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
 #pragma unroll
             for (int k = 0; k < K; k++)
                 v[k] = lane_identity<OPS>(k);
+            // Unrolled so that a lane's loads of several rows are in flight
+            // at once (runs of a few hundred: a dozen rows per lane).
+#pragma unroll 4
             for (unsigned j = run_begin + lane; j < run_end; j += 32) {
 #pragma unroll
                 for (int k = 0; k < K; k++)
-                    v[k] = lane_op<OPS>(k, v[k], in.p[k][begin + j]);
+                    v[k] = lane_op<OPS>(k, v[k], __ldg(in.p[k] + begin + j));
             }
 #pragma unroll
             for (int offset = 16; offset > 0; offset /= 2) {
