@@ -86,7 +86,6 @@ typedef enum kd_gpu_step {
     KD_GPU_STEP_SMALL_NODES,      /* node passes */
     KD_GPU_STEP_SMALL_MEMBERS,    /* member passes */
     KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
-    KD_GPU_STEP_SMALL_NEXT,       /* between waves */
     KD_GPU_STEP_SMALL_READBACK,   /* the stage's counts to the host */
     KD_GPU_STEP_OUTPUT_SIZES,     /* subtree sizes */
     KD_GPU_STEP_OUTPUT_READBACK,  /* totals to the host */

@@ -10,8 +10,9 @@
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
 //     whole below subtree, and likewise for leaf references (the scan over
-//     subtree sizes, taken along the path). A node publishes both in one
-//     64-bit word, which its children wait for (again no fence).
+//     subtree sizes, taken along the path). A parent publishes both of each
+//     child in one 64-bit word of the child's, which the child waits for
+//     (again no fence): it reads no record of its parent's.
 //  3. Each node writes itself (and a leaf its triangle indices) there.
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
@@ -55,8 +56,12 @@ struct subtree_sizes {
         uint32_t x = i;
         for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE; steps++) {
             uint32_t p = pool[x].parent;
-            if (steps > max_depth || p >= num_nodes) {
-                *broken = 1; // a path longer than the depth cap: the pool is corrupt
+            // A path longer than the depth cap, or a parent that does not
+            // name the node as a child: the pool is corrupt (the placement
+            // would wait for a place no parent publishes).
+            if (steps > max_depth || p >= num_nodes || pool[p].kind >= 3 ||
+                (pool[p].a != x && pool[p].b != x)) {
+                *broken = 1;
                 return;
             }
             const unsigned long long mine = SIZE_ARRIVAL | nodes << 31 | refs;
@@ -92,12 +97,15 @@ struct total_refs {
 
 // Steps 2 and 3: a thread per pool slot, top-down. A parent's pool id is
 // always below its children's (slots are only ever appended, and a child's
-// after its parent's), so thread i waits for its parent's place and takes
-// its own from it: one step per node where a walk to the root would take
-// one per level. A place is one word, (address + 1) << 32 | first leaf
-// reference, zero until published, read and written whole. Blocks start in
-// index order, so the parent a thread waits on is running or done, and the
-// wait ends; on the host the slots simply go in order.
+// after its parent's), so thread i waits for the place its parent gives it
+// and gives its own children theirs: one step per node where a walk to the
+// root would take one per level. A place is one word, (address + 1) << 32 |
+// first leaf reference, zero until published, read and written whole. The
+// child reads only its own word (its parent's record and its sibling's
+// sizes stay with the parent, which has them at hand). Blocks start in index
+// order, so the parent a thread waits on is running or done, and the wait
+// ends (the sizes pass has checked that every leaf's ancestors name their
+// children); on the host the slots simply go in order.
 struct place_nodes {
     const kd_gb_pool_node *pool;
     const uint32_t *size_nodes;
@@ -123,36 +131,31 @@ struct place_nodes {
     __host__ __device__ void operator()(uint32_t i) const
     {
         const kd_gb_pool_node node = pool[i];
+        if (node.kind == KD_GB_POOL_DEAD)
+            return; // no node names it
         uint32_t at = 0, ref = 0;
-        if (node.kind == KD_GB_POOL_DEAD) {
-            publish(i, 0, 0); // no node names it, but a corrupt pool should not hang
-            return;
-        }
         if (node.parent != KD_GB_NONE) {
-            const uint32_t p = node.parent;
-            if (p >= i) {
+            if (node.parent >= i) {
                 *broken = 1; // a parent after its child: the pool is corrupt
-                publish(i, 0, 0);
                 return;
             }
             unsigned long long word = 0;
 #if defined(__CUDA_ARCH__)
-            while ((word = kd_load_relaxed_u64(reinterpret_cast<const uint64_t *>(&placed[p]))) == 0ull) {
+            while ((word = kd_load_relaxed_u64(reinterpret_cast<const uint64_t *>(&placed[i]))) == 0ull) {
             }
 #else
-            word = placed[p];
+            word = placed[i];
 #endif
-            const uint32_t below = pool[p].a;
-            at = (uint32_t)(word >> 32); // the parent's address + 1
+            at = (uint32_t)(word >> 32) - 1u;
             ref = (uint32_t)word;
-            if (below != i) {
-                at += size_nodes[below];
-                ref += size_refs[below];
-            }
         }
-        publish(i, at, ref);
         if (node.kind < 3) {
-            nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1 + size_nodes[node.a]);
+            // The below child right after this node, the above one after
+            // the whole below subtree.
+            const uint32_t below_nodes = size_nodes[node.a];
+            publish(node.a, at + 1u, ref);
+            publish(node.b, at + 1u + below_nodes, ref + size_refs[node.a]);
+            nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1u + below_nodes);
             return;
         }
         uint32_t count = leaf_count(node);

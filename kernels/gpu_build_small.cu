@@ -154,7 +154,9 @@ struct init_arena {
 // gpu_build_small_team.cuh). Runs are short in the last, small waves, so
 // that their few tasks spread over many warps. Blocks of four warps, at
 // least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the
-// latency of the global loads a node makes.
+// latency of the global loads a node makes. Runs go to warps as they come
+// free (H200: every so many'th run to each warp instead, with no shared
+// counter, ran the dragon's node passes 8% slower).
 #ifndef KD_GB_RUN_MIN
 #define KD_GB_RUN_MIN 2u // measured on the H200 against 4 and 8: faster on the small scenes, within noise on the dragon
 #endif
@@ -168,11 +170,13 @@ static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort i
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
     kd_wait_prior();
-    uint32_t lane = threadIdx.x & 31u;
-    uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
+    if (begin == end)
+        return; // the stage is done (the host launches as many waves as the depth cap allows)
     if (g.scalars->pool_overflow)
         return; // this run is void: the host grows the arrays and runs again
-    uint32_t warps = (gridDim.x * blockDim.x) >> 5;
+    const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     reservation res = {0, 0, 0, 0};
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
     // fewer where the wave is too small to give every warp that many.
@@ -188,27 +192,15 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
             break;
         process_run(g, &res, first, first + run < end ? first + run : end, lane);
     }
-    if (lane == 0) {
-        bury(g, res.task_next, res.task_end);
-        bury_members(g, res.arena_next, res.arena_end);
-    }
+    // The warp's unused task slots (fewer than a chunk), a lane each.
+    static_assert(TASK_CHUNK <= 32, "a lane per unused slot");
+    const uint32_t unused = __shfl_sync(0xffffffffu, res.task_next, 0);
+    const uint32_t unused_end = __shfl_sync(0xffffffffu, res.task_end, 0);
+    if (unused + lane < unused_end)
+        bury(g, unused + lane, unused + lane + 1u);
 }
 
 enum { CLIP_THREADS = 256 };
-
-// The clip pass: a thread per queued straddler.
-#ifndef KD_GB_CLIP_MIN_BLOCKS
-#define KD_GB_CLIP_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower (member pass before the queue)
-#endif
-__global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
-{
-    kd_wait_prior();
-    uint32_t count = g.scalars->clip_count;
-    if (g.scalars->pool_overflow)
-        return;
-    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        clip_member(g, g.clip_queue[q]);
-}
 
 // Between waves: the next wave is every task appended by this one, and its
 // members the entries reserved by it. Slots are taken in chunks, so a count
@@ -226,10 +218,24 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
     scalars->wave_next = scalars->wave_begin;
 }
 
-__global__ void next_wave_kernel(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
+// The clip pass: a thread per queued straddler. The last block to finish
+// then moves the stage on to the next wave (a kernel of its own for that
+// cost a launch per wave, an empty wave's in full): every block has read
+// the queue's count before it counts itself done, so zeroing it is safe.
+#ifndef KD_GB_CLIP_MIN_BLOCKS
+#define KD_GB_CLIP_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower (member pass before the queue)
+#endif
+__global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
     kd_wait_prior();
-    next_wave(scalars, task_capacity, arena_capacity);
+    const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->clip_count;
+    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
+        clip_member(g, g.clip_queue[q]);
+    __syncthreads();
+    if (threadIdx.x == 0 && atomicAdd(&g.scalars->clip_blocks_done, 1u) == gridDim.x - 1u) {
+        g.scalars->clip_blocks_done = 0;
+        next_wave(g.scalars, g.task_capacity, g.arena_capacity);
+    }
 }
 
 } // namespace
@@ -343,8 +349,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             free(ws);
         } else {
             // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
-            // member_end, clip_count, wave_next
-            uint32_t init_counts[9] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0};
+            // member_end, clip_count, wave_next, clip_blocks_done
+            uint32_t init_counts[10] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -359,10 +365,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, 0, b->stream, g),
                                      "small-node wave clipping"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_CLIP);
-                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(next_wave_kernel, 1, 1, 0, b->stream, scalars,
-                                                       g.task_capacity, g.arena_capacity),
-                                     "small-node wave"));
-                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NEXT);
             }
         }
         kd_gb_scalars counts;
