@@ -84,7 +84,6 @@ typedef enum kd_gpu_step {
     KD_GPU_STEP_LARGE_SCATTER,    /* clipping and filing references */
     KD_GPU_STEP_SMALL_SETUP,      /* roots and members as wave 0 */
     KD_GPU_STEP_SMALL_NODES,      /* node passes */
-    KD_GPU_STEP_SMALL_MEMBERS,    /* member passes */
     KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
     KD_GPU_STEP_SMALL_READBACK,   /* the stage's counts to the host */
     KD_GPU_STEP_OUTPUT_SIZES,     /* subtree sizes */

@@ -162,11 +162,6 @@ kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *er
 }
 
 namespace {
-struct kd_gb_zero_words {
-    uint32_t *words;
-    __host__ __device__ void operator()(uint32_t i) const { words[i] = 0; }
-};
-
 // Word i of the first range, or of the second past the first's n0.
 struct kd_gb_zero_two {
     uint32_t *p0, *p1;
@@ -192,8 +187,7 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
     if (value == 0 && bytes % 4 == 0 && (uintptr_t)ptr % 4 == 0 && bytes / 4 <= 0xffffffffu) {
         // A kernel rather than cudaMemsetAsync: it can be a dependent launch,
         // so the kernels on either side keep overlapping their launches.
-        kd_gb_zero_words zero = {(uint32_t *)ptr};
-        return kd_gb_map(b, (uint32_t)(bytes / 4), zero, "zeroing", err);
+        return kd_gb_zero2(b, (uint32_t *)ptr, bytes, NULL, 0, err);
     }
     return kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync");
 }

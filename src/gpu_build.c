@@ -48,7 +48,6 @@ const char *kd_gpu_step_name(kd_gpu_step step)
     case KD_GPU_STEP_LARGE_SCATTER: return "large: clip and scatter";
     case KD_GPU_STEP_SMALL_SETUP: return "small: setup";
     case KD_GPU_STEP_SMALL_NODES: return "small: node passes";
-    case KD_GPU_STEP_SMALL_MEMBERS: return "small: member passes";
     case KD_GPU_STEP_SMALL_CLIP: return "small: clip passes";
     case KD_GPU_STEP_SMALL_READBACK: return "small: read-back";
     case KD_GPU_STEP_OUTPUT_SIZES: return "output: subtree sizes";
