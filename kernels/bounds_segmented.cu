@@ -1,6 +1,7 @@
 // Segmented min/max (per-node bounds for the builder): records start at each
 // lane's identity, then the chosen rung's segmented kernel combines every
-// tile's runs into them with atomics.
+// tile's runs into them with atomics; Reduce6 writes every record itself in
+// one launch.
 #include "reduce_common.cuh"
 
 using namespace kdr;
@@ -59,7 +60,9 @@ extern "C" cudaError_t kd_reduce_segmented_lanes(kd_reduce_variant variant, int 
     if (tiles > 0x7fffffffu)
         return cudaErrorInvalidValue;
     const size_t scratch_bytes =
-        traits.global_scratch ? align_up(lanes * tiles * block_size * sizeof(float)) : 0;
+        traits.global_scratch    ? align_up(lanes * tiles * block_size * sizeof(float))
+        : traits.writes_records ? align_up(reduce6_segmented_scratch_bytes(lanes, tiles))
+                                 : 0;
     const size_t needed = scratch_bytes > 256 ? scratch_bytes : 256;
     if (d_temp == nullptr) {
         *temp_bytes = needed;
@@ -71,9 +74,11 @@ extern "C" cudaError_t kd_reduce_segmented_lanes(kd_reduce_variant variant, int 
         return cudaSuccess;
     if (d_out == nullptr || (n > 0 && (d_segment_ids == nullptr || d_in == nullptr)))
         return cudaErrorInvalidValue;
-    e = init_records(shape, d_out, num_segments, stream);
-    if (e != cudaSuccess || n == 0)
-        return e;
+    if (n == 0 || !traits.writes_records) {
+        e = init_records(shape, d_out, num_segments, stream);
+        if (e != cudaSuccess || n == 0)
+            return e;
+    }
     SegArgs args{};
     args.shape = shape;
     args.block_size = block_size;
@@ -87,7 +92,7 @@ extern "C" cudaError_t kd_reduce_segmented_lanes(kd_reduce_variant variant, int 
     args.records = d_out;
     args.n = n;
     args.num_tiles = (unsigned)tiles;
-    args.scratch = traits.global_scratch ? static_cast<float *>(d_temp) : nullptr;
+    args.scratch = scratch_bytes > 0 ? static_cast<float *>(d_temp) : nullptr;
     args.scratch_stride = tiles * block_size;
     return launch(args, stream);
 }

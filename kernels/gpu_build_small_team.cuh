@@ -23,6 +23,13 @@ namespace kd_gb_small {
 #ifndef KD_GB_TEAM_MAX
 #define KD_GB_TEAM_MAX 16 // H200: 5-8% faster builds than 8 (nodes of 9 to 16 members then shared a warp)
 #endif
+// The counting loop over the team's members, unrolled so that one member's
+// shuffles are in flight while the last one's bounds are compared (H100: 2
+// ran the node passes 3% faster than 1; 4 spilled and was slower).
+#ifndef KD_GB_FROM_UNROLL
+#define KD_GB_FROM_UNROLL 2
+#endif
+constexpr int kFromUnroll = KD_GB_FROM_UNROLL;
 enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 32 }; // a run sorts on one lane per task
 
 #if defined(__CUDACC__)
@@ -104,7 +111,7 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         // members, in the team or beyond it, do not count). Member `from`
         // is on the team's lane from % w, in its from / w-th place (the
         // same for the whole warp where PER is 2).
-#pragma unroll 1
+#pragma unroll (kFromUnroll)
         for (uint32_t from = 0; from < most; from++) {
             const int src = (int)(base + (from & (w - 1u)));
             const int second = PER > 1 && from >= w;

@@ -135,6 +135,13 @@ __device__ __forceinline__ unsigned run_end_of(const uint32_t *ids, unsigned fir
 // Runs shorter than this are reduced by one thread; longer ones by the block
 // (or, in the shuffle rungs, by a warp unless they fill the tile).
 constexpr unsigned kShortRun = 32;
+// With kWarpRuns, runs of this many or more go to a warp as well.
+constexpr unsigned kWarpMinRun = 4;
+
+// Elements a thread loads at once while it reduces a short run (six lanes:
+// 24 loads in flight without spilling at 1024 threads).
+template <int K>
+__host__ __device__ constexpr unsigned short_batch() { return K == 1 ? 8u : 4u; }
 
 // Segmented: each block takes one tile of the flat array; the segments
 // (runs of equal ids) in it are reduced and combined into their records by
@@ -164,24 +171,43 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     // Each run's head classifies it: short runs are reduced here, serially.
     // Ids are sorted, so a run is long when the id kShortRun - 1 places on is
     // still its own (one look, not a walk); only a short run's end is sought.
+    // The shuffle rungs give a warp every run of kWarpMinRun or more too (a
+    // lane an element: one load latency, where a thread paid one each).
     for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
         const uint32_t seg = s_ids[i];
         if (i > 0 && s_ids[i - 1] == seg)
             continue;
-        const bool is_long = i + kShortRun - 1 < count && s_ids[i + kShortRun - 1] == seg;
+        bool is_long = i + kShortRun - 1 < count && s_ids[i + kShortRun - 1] == seg;
+        unsigned end = i + 1;
         if (!is_long) {
-            unsigned end = i + 1;
             while (end < count && s_ids[end] == seg)
                 end++;
+            is_long = Rung::kWarpRuns && end - i >= kWarpMinRun;
+        }
+        if (!is_long) {
             if (seg < num_segments) {
                 float v[K];
 #pragma unroll
                 for (int k = 0; k < K; k++)
                     v[k] = lane_identity<OPS>(k);
-                for (unsigned j = i; j < end; j++) {
+                // Loads issued short_batch at a time: one after another, a
+                // run cut short by the tile's edge cost a load latency per
+                // element, and the slowest tile sets the kernel's time.
+                constexpr unsigned kShortBatch = short_batch<K>();
+                for (unsigned j0 = i; j0 < end; j0 += kShortBatch) {
+                    float x[kShortBatch][K];
 #pragma unroll
-                    for (int k = 0; k < K; k++)
-                        v[k] = lane_op<OPS>(k, v[k], in.p[k][begin + j]);
+                    for (unsigned u = 0; u < kShortBatch; u++) {
+#pragma unroll
+                        for (int k = 0; k < K; k++)
+                            x[u][k] = j0 + u < end ? __ldg(in.p[k] + begin + j0 + u) : lane_identity<OPS>(k);
+                    }
+#pragma unroll
+                    for (unsigned u = 0; u < kShortBatch; u++) {
+#pragma unroll
+                        for (int k = 0; k < K; k++)
+                            v[k] = lane_op<OPS>(k, v[k], x[u][k]);
+                    }
                 }
 #pragma unroll
                 for (int k = 0; k < K; k++)
@@ -193,7 +219,7 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     }
     __syncthreads();
 
-    // Rungs with kWarpRuns (the shuffle rungs) reduce the runs of kShortRun
+    // Rungs with kWarpRuns (the shuffle rungs) reduce the runs of kWarpMinRun
     // or more that do not fill the tile (the builder's deeper levels: nodes of
     // a few hundred references) a warp each, side by side, by shuffles.
     const unsigned num_long = s_num_long;
@@ -291,7 +317,7 @@ size_t segmented_smem_bytes(int block_size)
 {
     const size_t tile = (size_t)Rung::items_per_thread(K) * block_size;
     return Rung::smem_bytes(K, block_size) + tile * sizeof(uint32_t) +
-           (tile / kShortRun + 1) * sizeof(uint32_t);
+           (tile / (Rung::kWarpRuns ? kWarpMinRun : kShortRun) + 1) * sizeof(uint32_t);
 }
 
 template <class Rung, int K, unsigned OPS>
@@ -368,6 +394,7 @@ cudaError_t launch_segmented_block(const SegArgs &a, cudaStream_t stream)
 struct RungTraits {
     int items_per_thread;
     bool global_scratch;
+    bool writes_records = false; // segmented: one launch that writes every record (no init)
 };
 
 RungTraits reduce0_traits(int lanes, int block_size);
@@ -392,6 +419,8 @@ cudaError_t reduce3_segmented(const SegArgs &a, cudaStream_t stream);
 cudaError_t reduce4_segmented(const SegArgs &a, cudaStream_t stream);
 cudaError_t reduce5_segmented(const SegArgs &a, cudaStream_t stream);
 cudaError_t reduce6_segmented(const SegArgs &a, cudaStream_t stream);
+// Reduce6's segmented scratch: two boundary entries (key and lanes) per tile.
+size_t reduce6_segmented_scratch_bytes(int lanes, size_t num_tiles);
 
 // The segmented entry of a rung (from reduce_dispatch.cu's table).
 cudaError_t rung_segmented_plan(kd_reduce_variant variant, int lanes, int block_size,

@@ -54,7 +54,7 @@ static void print_help(void)
            "  --large-split KIND       large-node split: median (empty-space cut-off or\n"
            "                           spatial median) or sah (binned SAH); default sah\n"
            "  --reduce-variant K       rung 0..%d of the min/max reduction ladder the builder\n"
-           "                           calls (default 5, warp shuffles)\n"
+           "                           calls (default 6, one launch)\n"
            "  --profile                time stages and reductions with CUDA events and print\n"
            "                           the in-build profile: build and per-stage ms, time in\n"
            "                           reductions and their launches, host syncs, levels\n"

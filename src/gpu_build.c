@@ -70,9 +70,10 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->sah_bins = 32;
     opts->empty_space_ratio = 0.25f;
     opts->max_refs_per_triangle = 10.0f; /* measured: 8 left crytek sponza 10.5% above the CPU cost */
-    /* The in-build reductions are small segmented ones: the shuffle rung was
-     * fastest there on the H100 (the vec4 one-pass rung is for long arrays). */
-    opts->reduce_variant = KD_REDUCE5_SHUFFLE;
+    /* The in-build reductions are small segmented ones, where a launch's
+     * latency is most of the cost: the one-launch rung (no init kernel, no
+     * atomics) was fastest there on the H100 (in-build profile, bunny). */
+    opts->reduce_variant = KD_REDUCE6_VEC4_ONEPASS;
     opts->max_device_bytes = 0;
     opts->profile = 0;
 }

@@ -1,0 +1,367 @@
+// Reduce6, segmented: one launch, and every record written once (no init kernel, no atomics):
+// a thread loads four consecutive elements (16-byte loads where the lanes allow), a block-wide
+// segmented scan reduces the tile's runs, runs that start and end inside a tile are stored at
+// once, and each tile's first and last run (which may go on in the tiles around it) are joined
+// by block 0 after a grid-wide barrier (a cooperative launch).
+#include <cooperative_groups.h>
+
+#include "reduce_common.cuh"
+
+namespace kdr {
+
+namespace {
+
+constexpr int kItems = 4;                // consecutive elements per thread
+constexpr uint32_t kNoKey = 0xffffffffu; // past the array's end: a run that is never written
+
+// A run's key (segment id) and its value so far.
+template <int K>
+struct KeyRun {
+    uint32_t key;
+    float v[K];
+};
+
+// later = earlier (+) later: the values join where the keys are equal. Keys
+// are sorted, so this is associative, and a value of identities joins as
+// nothing (the "no prefix" of a block's first thread).
+template <int K, unsigned OPS>
+__device__ __forceinline__ void join_earlier(KeyRun<K> &later, const KeyRun<K> &earlier)
+{
+    if (earlier.key == later.key) {
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            later.v[k] = lane_op<OPS>(k, earlier.v[k], later.v[k]);
+    }
+}
+
+template <int K, unsigned OPS>
+__device__ __forceinline__ KeyRun<K> identity_run()
+{
+    KeyRun<K> r;
+    r.key = kNoKey;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        r.v[k] = lane_identity<OPS>(k);
+    return r;
+}
+
+// Exclusive block-wide segmented scan of one run per thread: what comes
+// before this thread's run (identities where nothing does), and in *total
+// the whole block's. s_warp holds BLOCK / 32 runs; a caller that calls it
+// again puts a barrier between the calls.
+template <int K, unsigned OPS, int BLOCK>
+__device__ KeyRun<K> block_prefix(const KeyRun<K> &mine, KeyRun<K> *s_warp, KeyRun<K> *total)
+{
+    const unsigned all = 0xffffffffu, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    KeyRun<K> inclusive = mine;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        KeyRun<K> up;
+        up.key = __shfl_up_sync(all, inclusive.key, d);
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            up.v[k] = __shfl_up_sync(all, inclusive.v[k], d);
+        if (lane >= (unsigned)d)
+            join_earlier<K, OPS>(inclusive, up);
+    }
+    if (lane == 31)
+        s_warp[warp] = inclusive;
+    __syncthreads();
+    KeyRun<K> before = identity_run<K, OPS>(); // the warps before this one
+    KeyRun<K> all_warps = identity_run<K, OPS>();
+#pragma unroll 1
+    for (unsigned w = 0; w < BLOCK / 32; w++) {
+        KeyRun<K> x = s_warp[w];
+        join_earlier<K, OPS>(x, all_warps);
+        all_warps = x;
+        if (w + 1 == warp)
+            before = all_warps;
+    }
+    *total = all_warps;
+    KeyRun<K> prefix;
+    prefix.key = __shfl_up_sync(all, inclusive.key, 1);
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        prefix.v[k] = __shfl_up_sync(all, inclusive.v[k], 1);
+    if (lane == 0)
+        return before;
+    join_earlier<K, OPS>(prefix, before);
+    return prefix;
+}
+
+template <int K>
+__device__ __forceinline__ void store_record(float *records, uint32_t key, const float (&v)[K])
+{
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        records[(size_t)key * K + k] = v[k];
+}
+
+// Segments with no element between two keys (or before the first, after
+// the last) get the identities: those after key `last` and before `next`.
+template <int K, unsigned OPS>
+__device__ void fill_gap(float *records, uint32_t last, uint32_t next, uint32_t num_segments)
+{
+    const uint32_t end = min(next, num_segments);
+    for (uint32_t s = last + 1; last < end && s < end; s++) {
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            records[(size_t)s * K + k] = lane_identity<OPS>(k);
+    }
+}
+
+// Boundary entries: tile t's first run at 2t, its last at 2t + 1; keys then
+// values, lane k at vals + k * num_entries.
+struct Entries {
+    uint32_t *keys;
+    float *vals;
+    size_t num;
+};
+
+template <int K, unsigned OPS>
+__device__ __forceinline__ void put_entry(const Entries &e, size_t at, uint32_t key, const float (&v)[K])
+{
+    e.keys[at] = key;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        e.vals[(size_t)k * e.num + at] = v[k];
+}
+
+template <int K>
+__device__ __forceinline__ KeyRun<K> get_entry(const Entries &e, size_t at)
+{
+    KeyRun<K> r;
+    r.key = __ldcg(e.keys + at);
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        r.v[k] = __ldcg(e.vals + (size_t)k * e.num + at);
+    return r;
+}
+
+// One tile: its runs reduced, the inner ones stored, its first and last run
+// made entries.
+template <int K, unsigned OPS, int BLOCK, bool VEC>
+__device__ void reduce_tile_runs(const InLanes &in, const uint32_t *ids, uint32_t num_segments,
+                                 float *records, size_t n, size_t tile, const Entries &entries,
+                                 KeyRun<K> *s_warp, uint32_t *s_first)
+{
+    const size_t base = tile * (size_t)(BLOCK * kItems) + (size_t)threadIdx.x * kItems;
+    uint32_t key[kItems];
+    float v[kItems][K];
+    if (VEC && base + kItems <= n) {
+        const uint4 k4 = __ldg(reinterpret_cast<const uint4 *>(ids + base));
+        key[0] = k4.x, key[1] = k4.y, key[2] = k4.z, key[3] = k4.w;
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const float4 x = __ldg(reinterpret_cast<const float4 *>(in.p[k] + base));
+            v[0][k] = x.x, v[1][k] = x.y, v[2][k] = x.z, v[3][k] = x.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < kItems; j++) {
+            const bool real = base + j < n;
+            key[j] = real ? __ldg(ids + base + j) : kNoKey;
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                v[j][k] = real ? __ldg(in.p[k] + base + j) : lane_identity<OPS>(k);
+        }
+    }
+    // Inclusive within the thread, then what the threads before add.
+#pragma unroll
+    for (int j = 1; j < kItems; j++) {
+        if (key[j] == key[j - 1]) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                v[j][k] = lane_op<OPS>(k, v[j - 1][k], v[j][k]);
+        }
+    }
+    s_first[threadIdx.x] = key[0];
+    KeyRun<K> mine;
+    mine.key = key[kItems - 1];
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        mine.v[k] = v[kItems - 1][k];
+    KeyRun<K> total;
+    const KeyRun<K> prefix = block_prefix<K, OPS, BLOCK>(mine, s_warp, &total); // has a barrier
+#pragma unroll
+    for (int j = 0; j < kItems; j++) {
+        if (key[j] == prefix.key) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                v[j][k] = lane_op<OPS>(k, prefix.v[k], v[j][k]);
+        }
+    }
+    const uint32_t tile_first = s_first[0];
+    const uint32_t next_first = threadIdx.x + 1 < BLOCK ? s_first[threadIdx.x + 1] : kNoKey;
+    const size_t at = 2 * tile;
+#pragma unroll
+    for (int j = 0; j < kItems; j++) {
+        const bool tile_last = threadIdx.x + 1 == BLOCK && j + 1 == kItems;
+        const uint32_t next = j + 1 < kItems ? key[j + 1] : next_first;
+        if (tile_last) {
+            put_entry<K, OPS>(entries, at + 1, key[j], v[j]);
+            if (key[j] == tile_first) { // one run fills the tile: the last entry holds it
+                float none[K];
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    none[k] = lane_identity<OPS>(k);
+                put_entry<K, OPS>(entries, at, tile_first, none);
+            }
+        } else if (next != key[j]) { // a run ends inside the tile
+            if (key[j] == tile_first)
+                put_entry<K, OPS>(entries, at, key[j], v[j]);
+            else if (key[j] < num_segments)
+                store_record<K>(records, key[j], v[j]);
+            fill_gap<K, OPS>(records, key[j], next, num_segments);
+        }
+    }
+    __syncthreads(); // s_first and s_warp are reused by the next tile
+}
+
+// Block 0, after every tile: the entries reduced by key in order (a thread
+// takes a contiguous share, folds it, and, once the block scan gives it what
+// comes before, walks it again storing each run that ends there). Gaps are
+// filled only from a tile's last entry to the next tile's first (those
+// inside a tile were filled with it), and before the first entry.
+template <int K, unsigned OPS, int BLOCK>
+__device__ void join_entries(const Entries &entries, uint32_t num_segments, float *records,
+                             KeyRun<K> *s_warp)
+{
+    const size_t share = (entries.num + BLOCK - 1) / BLOCK;
+    const size_t begin = min(entries.num, threadIdx.x * share), end = min(entries.num, begin + share);
+    KeyRun<K> acc = identity_run<K, OPS>();
+#pragma unroll 4
+    for (size_t e = begin; e < end; e++) {
+        KeyRun<K> x = get_entry<K>(entries, e);
+        join_earlier<K, OPS>(x, acc);
+        acc = x;
+    }
+    KeyRun<K> total;
+    acc = block_prefix<K, OPS, BLOCK>(acc, s_warp, &total);
+    if (threadIdx.x == 0) { // the segments before the first key
+        const uint32_t first = min(__ldcg(entries.keys), num_segments);
+        for (uint32_t s = 0; s < first; s++) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                records[(size_t)s * K + k] = lane_identity<OPS>(k);
+        }
+    }
+    for (size_t e = begin; e < end; e++) {
+        KeyRun<K> x = get_entry<K>(entries, e);
+        join_earlier<K, OPS>(x, acc);
+        acc = x;
+        const uint32_t next = e + 1 < entries.num ? __ldcg(entries.keys + e + 1) : kNoKey;
+        if (next != x.key) {
+            if (x.key < num_segments)
+                store_record<K>(records, x.key, x.v);
+            if ((e & 1) != 0) // a tile's last entry: the segments up to the next tile's first are empty
+                fill_gap<K, OPS>(records, x.key, next, num_segments);
+        }
+    }
+}
+
+template <int K, unsigned OPS, int BLOCK, bool VEC>
+__global__ void __launch_bounds__(BLOCK)
+    segmented6_kernel(InLanes in, const uint32_t *ids, uint32_t num_segments, float *records, size_t n,
+                      unsigned num_tiles, Entries entries)
+{
+    __shared__ KeyRun<K> s_warp[BLOCK / 32];
+    __shared__ uint32_t s_first[BLOCK];
+    kd_wait_prior();
+    for (size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x)
+        reduce_tile_runs<K, OPS, BLOCK, VEC>(in, ids, num_segments, records, n, tile, entries, s_warp, s_first);
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x == 0)
+        join_entries<K, OPS, BLOCK>(entries, num_segments, records, s_warp);
+}
+
+template <int K, unsigned OPS, int BLOCK, bool VEC>
+cudaError_t launch_vec(const SegArgs &a, cudaStream_t stream)
+{
+    auto kernel = segmented6_kernel<K, OPS, BLOCK, VEC>;
+    // Every block must be resident at once (the barrier): at most as many
+    // as the GPU holds, each striding over the tiles.
+    static int resident = 0; // per instantiation; the same answer every time
+    if (resident == 0) {
+        int device = 0, sms = 0, per_sm = 0;
+        cudaError_t e = cudaGetDevice(&device);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0);
+        if (e != cudaSuccess)
+            return e;
+        resident = sms * per_sm > 0 ? sms * per_sm : 1;
+    }
+    const unsigned grid = a.num_tiles < (unsigned)resident ? a.num_tiles : (unsigned)resident;
+    Entries entries;
+    entries.num = 2 * (size_t)a.num_tiles;
+    entries.keys = reinterpret_cast<uint32_t *>(a.scratch);
+    entries.vals = a.scratch + ((entries.num + 63) & ~(size_t)63);
+
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(BLOCK);
+    config.stream = stream;
+    cudaLaunchAttribute attributes[2] = {};
+    attributes[0].id = cudaLaunchAttributeCooperative;
+    attributes[0].val.cooperative = 1;
+    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[1].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attributes;
+#if defined(KD_NO_PDL)
+    config.numAttrs = 1;
+#else
+    config.numAttrs = 2;
+#endif
+    return cudaLaunchKernelEx(&config, kernel, a.in, a.ids, a.num_segments, a.records, a.n, a.num_tiles,
+                              entries);
+}
+
+template <int K, unsigned OPS, int BLOCK>
+cudaError_t launch_k(const SegArgs &a, cudaStream_t stream)
+{
+    bool vec = (reinterpret_cast<uintptr_t>(a.ids) & 15) == 0;
+    for (int k = 0; k < K; k++)
+        vec = vec && (reinterpret_cast<uintptr_t>(a.in.p[k]) & 15) == 0;
+    return vec ? launch_vec<K, OPS, BLOCK, true>(a, stream) : launch_vec<K, OPS, BLOCK, false>(a, stream);
+}
+
+template <int BLOCK>
+cudaError_t launch_block(const SegArgs &a, cudaStream_t stream)
+{
+    switch (a.shape) {
+    case KD_REDUCE_SHAPE_MIN: return launch_k<1, kOpsMin, BLOCK>(a, stream);
+    case KD_REDUCE_SHAPE_MAX: return launch_k<1, kOpsMax, BLOCK>(a, stream);
+    case KD_REDUCE_SHAPE_BOUNDS: return launch_k<6, kOpsBounds, BLOCK>(a, stream);
+    }
+    return cudaErrorInvalidValue;
+}
+
+} // namespace
+
+RungTraits reduce6_segmented_traits(int, int)
+{
+    RungTraits t{kItems, false};
+    t.writes_records = true;
+    return t;
+}
+
+size_t reduce6_segmented_scratch_bytes(int lanes, size_t num_tiles)
+{
+    const size_t entries = 2 * num_tiles;
+    return (((entries + 63) & ~(size_t)63) + (size_t)lanes * entries) * sizeof(float);
+}
+
+cudaError_t reduce6_segmented(const SegArgs &a, cudaStream_t stream)
+{
+    switch (a.block_size) {
+    case 128: return launch_block<128>(a, stream);
+    case 256: return launch_block<256>(a, stream);
+    case 512: return launch_block<512>(a, stream);
+    case 1024: return launch_block<1024>(a, stream);
+    }
+    return cudaErrorInvalidValue;
+}
+
+} // namespace kdr
