@@ -144,7 +144,7 @@ struct kd_gb_scalars {
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
-    uint32_t broken_pool;      // output: a parent chain longer than the depth cap
+    uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -180,7 +180,6 @@ enum kd_gb_buffer_id {
     KD_GB_LCOUNT,
     KD_GB_RCOUNT,
     KD_GB_ROUTE,
-    KD_GB_OUT_START,
     KD_GB_BK_STATES,
     KD_GB_BINS,
     KD_GB_SROOTS,
@@ -264,7 +263,6 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
 // kernels is latency: one launch fewer is a few microseconds a level).
 kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *p1, size_t bytes1,
                       kd_error *err);
-kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err);
 
 // ---- Map: one functor call per element ---------------------------------------
 enum { KD_GB_MAP_BLOCK = 256 };
@@ -293,20 +291,11 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
     return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
 }
 
-// The blocks of `threads` that fit on the device at once: grid-stride
-// kernels launched with exactly these leave no partial second round of
-// blocks to keep most of the GPU idle while it finishes.
+// kd_resident_blocks with the builder's error report.
 template <typename Kernel>
 static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, kd_error *err)
 {
-    int device = 0, num_sms = 0, per_sm = 0;
-    KD_GB_TRY(kd_gb_cuda(err, cudaGetDevice(&device), "cudaGetDevice"));
-    KD_GB_TRY(kd_gb_cuda(err, cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device),
-                         "cudaDeviceGetAttribute"));
-    KD_GB_TRY(kd_gb_cuda(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0),
-                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
-    *blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
-    return KD_OK;
+    return kd_gb_cuda(err, kd_resident_blocks(kernel, threads, blocks), "resident blocks (occupancy query)");
 }
 
 // Atomic add on the device; under emulation elements run one at a time.

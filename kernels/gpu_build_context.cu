@@ -205,18 +205,6 @@ kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *
     return kd_gb_map(b, (uint32_t)(n0 + n1), zero, "zeroing", err);
 }
 
-kd_status kd_gb_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, kd_error *err)
-{
-    if (bytes == 0)
-        return KD_OK;
-    if (b->host) {
-        memcpy(dst, src, bytes);
-        return KD_OK;
-    }
-    return kd_gb_cuda(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, b->stream),
-                      "cudaMemcpyAsync");
-}
-
 // ---- Public: lifetime, mesh, tree -------------------------------------------
 extern "C" kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulation, kd_error *err)
 {

@@ -43,6 +43,17 @@
 #define KD_GB_DDIV(a, b) ((a) / (b))
 #endif
 
+// Child boxes of a split of cell at (axis, pos).
+// (Selects, not out[axis]: a runtime index would put out in local memory.)
+KD_GB_HD void kd_gb_child_cell(const float *cell, int axis, float pos, int above, float *out)
+{
+KD_GB_UNROLL
+    for (int k = 0; k < 3; k++) {
+        out[k] = above && k == axis ? pos : cell[k];
+        out[3 + k] = !above && k == axis ? pos : cell[3 + k];
+    }
+}
+
 // ---- Conservative clipping ---------------------------------------------------
 // A triangle clipped by the six planes of a box has at most 9 vertices; the
 // near-parallel rule below can repeat a point, so leave room and fall back to
@@ -250,9 +261,7 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
     double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
     for (int side = 0; side < 2; side++) {
         float child_cell[6];
-        for (int k = 0; k < 6; k++)
-            child_cell[k] = cell[k];
-        child_cell[side ? axis : 3 + axis] = pos;
+        kd_gb_child_cell(cell, axis, pos, side, child_cell);
         kd_gb_clip_safe(box, child_cell, tlo, thi, safe[side]);
     }
     kd_gb_polygon poly;
@@ -365,17 +374,6 @@ KD_GB_HD float kd_gb_child_allowance(float allowance, uint32_t n, uint32_t num_b
 {
     uint32_t total = num_below + num_above;
     return total == 0 ? allowance : KD_GB_FDIV(KD_GB_FMUL(allowance, (float)n), (float)total);
-}
-
-// Child boxes of a split of cell at (axis, pos).
-// (Selects, not out[axis]: a runtime index would put out in local memory.)
-KD_GB_HD void kd_gb_child_cell(const float *cell, int axis, float pos, int above, float *out)
-{
-KD_GB_UNROLL
-    for (int k = 0; k < 3; k++) {
-        out[k] = above && k == axis ? pos : cell[k];
-        out[3 + k] = !above && k == axis ? pos : cell[3 + k];
-    }
 }
 
 // The side of a reference with bounds [lo, hi] on the split axis, as the

@@ -365,7 +365,6 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_LCOUNT, 4 * (size_t)num_nodes, 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_RCOUNT, 4 * (size_t)num_nodes, 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_ROUTE, sizeof(kd_gb_route) * (size_t)num_nodes, 0, err));
-        KD_GB_TRY(kd_gb_ensure(b, KD_GB_OUT_START, 4 * (size_t)num_nodes, 0, err));
         KD_GB_TRY(kd_gb_ensure(b, nodes_next, sizeof(kd_gb_large_node) * 2 * (size_t)num_nodes, 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS,
                                sizeof(kd_gb_small_root) * ((size_t)s->num_small_roots + 2 * num_nodes), 1, err));
@@ -433,7 +432,6 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         bk.small_ref_base = s->num_small_refs;
         bk.leaf_ref_base = s->num_leaf_refs;
         bk.routes = kd_gb_ptr<kd_gb_route>(b, KD_GB_ROUTE);
-        bk.out_start = kd_gb_ptr<uint32_t>(b, KD_GB_OUT_START);
         bk.next_nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_next);
         bk.small_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
         bk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);

@@ -34,7 +34,6 @@ struct bookkeep {
     uint32_t pool_base, small_root_base, small_ref_base, leaf_ref_base;
     // Outputs.
     kd_gb_route *routes;
-    uint32_t *out_start;
     kd_gb_large_node *next_nodes;
     kd_gb_small_root *small_roots;
     kd_gb_pool_node *pool;
@@ -72,7 +71,6 @@ struct bookkeep {
         r.num_left = p.num_left;
         r.axis = c.axis;
         r.pos = c.pos;
-        out_start[k] = off[Q_OUT];
 
         if (p.leaf) {
             r.leaf_base = leaf_ref_base + off[Q_LEAF_REFS];

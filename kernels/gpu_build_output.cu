@@ -56,10 +56,11 @@ struct subtree_sizes {
         uint32_t x = i;
         for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE; steps++) {
             uint32_t p = pool[x].parent;
-            // A path longer than the depth cap, or a parent that does not
-            // name the node as a child: the pool is corrupt (the placement
-            // would wait for a place no parent publishes).
-            if (steps > max_depth || p >= num_nodes || pool[p].kind >= 3 ||
+            // A path longer than the depth cap, a parent after its child or
+            // one that does not name the node as a child: the pool is
+            // corrupt (the placement would wait for a place no parent
+            // publishes, or for one published after it).
+            if (steps > max_depth || p >= num_nodes || p >= x || pool[p].kind >= 3 ||
                 (pool[p].a != x && pool[p].b != x)) {
                 *broken = 1;
                 return;
@@ -104,14 +105,13 @@ struct total_refs {
 // child reads only its own word (its parent's record and its sibling's
 // sizes stay with the parent, which has them at hand). Blocks start in index
 // order, so the parent a thread waits on is running or done, and the wait
-// ends (the sizes pass has checked that every leaf's ancestors name their
-// children); on the host the slots simply go in order.
+// ends (the sizes pass has checked that every leaf's ancestors come before
+// and name their children); on the host the slots simply go in order.
 struct place_nodes {
     const kd_gb_pool_node *pool;
     const uint32_t *size_nodes;
     const uint32_t *size_refs;
     unsigned long long *placed;    // per node: its place, zero until published
-    uint32_t *broken;
     const uint32_t *leaf_refs;     // large-stage leaves
     const kd_gb_small_root *roots; // small-stage leaves name their root...
     const uint32_t *small_tris;    // ...whose references' triangles are here
@@ -135,10 +135,6 @@ struct place_nodes {
             return; // no node names it
         uint32_t at = 0, ref = 0;
         if (node.parent != KD_GB_NONE) {
-            if (node.parent >= i) {
-                *broken = 1; // a parent after its child: the pool is corrupt
-                return;
-            }
             unsigned long long word = 0;
 #if defined(__CUDA_ARCH__)
             while ((word = kd_load_relaxed_u64(reinterpret_cast<const uint64_t *>(&placed[i]))) == 0ull) {
@@ -231,7 +227,6 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     w.size_nodes = sizes.size_nodes;
     w.size_refs = sizes.size_refs;
     w.placed = arrivals;
-    w.broken = &scalars->broken_pool;
     w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
     w.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);

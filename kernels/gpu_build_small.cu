@@ -47,15 +47,9 @@ namespace {
 
 using namespace kd_gb_small;
 
-// The member pass: arena entry j (a member of a task of this wave) goes to
-// the children that go on as tasks, with its bounds in the parent, clipped
-// once for both children where it straddles the plane. Non-straddlers are
-// copied at once (on the device by the node pass, file_members);
-// straddlers (about one member in eight) are queued and clipped by a thread
-// each in a pass of their own, so that no warp runs the costly clip for one
-// lane of 32.
-// Where entry j goes: its node's plan, or NULL where nowhere (an unused
-// entry, a leaf's member, a member of neither child that goes on).
+// The member pass (see the top of this file). Where entry j goes: its
+// node's plan, or NULL where nowhere (an unused entry, a leaf's member, a
+// member of neither child that goes on).
 KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member_route *r)
 {
     const uint32_t owner = g.owner[j];
@@ -88,12 +82,10 @@ KD_GB_HD void clip_member(const small_args &g, uint32_t j)
         return;
     const task &t = *r.owner;
     const member_box box = g.arena[j];
-    float cell[6], child[2][6];
-    for (int k = 0; k < 6; k++)
-        cell[k] = t.cell[k];
+    float child[2][6];
     const uint32_t i = (uint32_t)kd_gb_popc64(r.bit - 1ull);
     const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box.v, plan->axis, plan->pos, child);
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, t.cell, box.v, plan->axis, plan->pos, child);
     for (int side = 0; side < 2; side++) {
         if (!(side ? r.above : r.below))
             continue;

@@ -167,7 +167,7 @@ KD_GB_HD int copy_routed(const small_args &g, const member_plan &plan, const mem
 
 // Writes split `d` of task `index` into the slots reserved for it (two tasks
 // from `slot`, the members from `base`). The team's lanes share the stores:
-// lane 0 the plan and the node, lanes 1 and 2 a child each. Returns 0 where
+// lane 0 the plan and the node, lanes 1 and 2 % lanes a child each. Returns 0 where
 // the slots passed the arrays' ends (the run is void; nothing is written).
 KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, const decision &d,
                            const children &ch, uint32_t slot, uint32_t base, uint32_t lane,

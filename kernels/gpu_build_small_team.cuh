@@ -16,13 +16,14 @@
 namespace kd_gb_small {
 
 // Teams are 2, 4, 8 or 16 lanes wide (the member count rounded up to a power
-// of two), packed into a warp in task order, each on lanes aligned to its
+// of two), packed into a warp widest first, each on lanes aligned to its
 // width (so shuffles by xor stay inside it): with nodes of two members a
 // third of all, a warp decides about seven nodes at a time where fixed teams
 // of eight decided four. Nodes of more members take the whole warp.
 #ifndef KD_GB_TEAM_MAX
 #define KD_GB_TEAM_MAX 16 // H200: 5-8% faster builds than 8 (nodes of 9 to 16 members then shared a warp)
 #endif
+static_assert(KD_GB_TEAM_MAX == 8 || KD_GB_TEAM_MAX == 16, "team_width makes teams of up to 8 or 16 lanes");
 // The counting loop over the team's members, unrolled so that one member's
 // shuffles are in flight while the last one's bounds are compared (H100: 2
 // ran the node passes 3% faster than 1; 4 spilled and was slower).
@@ -54,10 +55,10 @@ __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask
 // team holds members tl, tl + w, ... (PER is 2 only for the whole warp and
 // nodes of 33 to 64 members). The whole warp runs this together (every
 // shuffle has all 32 lanes); a team whose node is not `active` computes
-// nothing that is used.
+// nothing that is used. span: the widest team in the warp (every lane).
 template <int MAX, int PER = 1>
 __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, int active,
-                                uint32_t tl, uint32_t w)
+                                uint32_t tl, uint32_t w, uint32_t span)
 {
     static_assert(PER == 1 || MAX == 32, "two members per lane take the whole warp");
     const unsigned all = 0xffffffffu;
@@ -81,10 +82,7 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         }
     }
     // The loop below runs to the largest node of the warp.
-    uint32_t most = active ? m : 0u;
-#pragma unroll
-    for (int dd = 16; dd > 0; dd >>= 1)
-        most = max(most, __shfl_xor_sync(all, most, dd));
+    const uint32_t most = __reduce_max_sync(all, active ? m : 0u);
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
     float best = INFINITY, best_pos = 0.0f;
     uint32_t best_id = KD_GB_NONE;
@@ -147,8 +145,12 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         }
     }
     // The team's cheapest (xor by less than w stays in the team).
+    // Rounds as wide as the widest team of the warp (`span`, the same in
+    // every lane) or wider would join nothing: they are skipped.
 #pragma unroll
     for (int dd = MAX / 2; dd > 0; dd >>= 1) {
+        if ((uint32_t)dd >= span)
+            continue;
         float other = __shfl_xor_sync(all, best, dd);
         uint32_t other_id = __shfl_xor_sync(all, best_id, dd);
         int other_axis = __shfl_xor_sync(all, best_axis, dd);
@@ -172,6 +174,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     }
 #pragma unroll
     for (int dd = MAX / 2; dd > 0; dd >>= 1) {
+        if ((uint32_t)dd >= span)
+            continue;
         unsigned long long other_below = __shfl_xor_sync(all, below_mask, dd);
         unsigned long long other_above = __shfl_xor_sync(all, above_mask, dd);
         if ((uint32_t)dd < w) {
@@ -211,11 +215,9 @@ __device__ void process_task_warp(const small_args &g, reservation *res, uint32_
 {
     const task t = g.tasks[index];
     const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
-    if (lane == 0)
-        g.plans[index].axis = -1;
     const int active = splittable(g, t, m);
-    const decision d = m > 32 ? decide_team<32, 2>(g, t, m, active, lane, 32)
-                              : decide_team<32>(g, t, m, active, lane, 32);
+    const decision d = m > 32 ? decide_team<32, 2>(g, t, m, active, lane, 32, 32)
+                              : decide_team<32>(g, t, m, active, lane, 32, 32);
     children ch;
     uint32_t base = 0;
     const int committed = finish_task(g, res, t, index, d, lane, 32, &ch, &base);
@@ -281,10 +283,8 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
     if (in_team)
         t = g.tasks[index];
     const uint32_t m = in_team ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
-    if (in_team && tl == 0)
-        g.plans[index].axis = -1; // until it splits: the member pass skips its members
     const int active = in_team && splittable(g, t, m);
-    decision d = decide_team<TEAM_MAX>(g, t, m, active, tl, in_team ? w : 1u);
+    decision d = decide_team<TEAM_MAX>(g, t, m, active, tl, in_team ? w : 1u, lead_width);
     if (in_team && d.leaf && tl == 0)
         write_leaf(g, t);
     const int splits = in_team && !d.leaf;

@@ -19,23 +19,55 @@ static __device__ __forceinline__ void kd_wait_prior(void)
 #endif
 }
 
+// A dependent launch, optionally cooperative as well (every block resident
+// at once, so the kernel may use a grid-wide barrier; the grid must then be
+// at most kd_resident_blocks).
 template <typename... Params, typename... Args>
-static cudaError_t kd_launch_dependent(void (*kernel)(Params...), uint32_t blocks, uint32_t threads,
-                                       size_t smem, cudaStream_t stream, Args... args)
+static cudaError_t kd_launch_dependent_as(bool cooperative, void (*kernel)(Params...), uint32_t blocks,
+                                          uint32_t threads, size_t smem, cudaStream_t stream, Args... args)
 {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = smem;
     config.stream = stream;
-    cudaLaunchAttribute attribute = {};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attributes[2] = {};
+    unsigned num = 0;
 #if !defined(KD_NO_PDL)
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    attributes[num].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[num++].val.programmaticStreamSerializationAllowed = 1;
 #endif
+    if (cooperative) {
+        attributes[num].id = cudaLaunchAttributeCooperative;
+        attributes[num++].val.cooperative = 1;
+    }
+    config.attrs = attributes;
+    config.numAttrs = num;
     return cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...);
+}
+
+template <typename... Params, typename... Args>
+static cudaError_t kd_launch_dependent(void (*kernel)(Params...), uint32_t blocks, uint32_t threads,
+                                       size_t smem, cudaStream_t stream, Args... args)
+{
+    return kd_launch_dependent_as(false, kernel, blocks, threads, smem, stream, args...);
+}
+
+// The blocks of `threads` (no dynamic shared memory) that fit on the current
+// device at once: a grid-stride kernel launched with exactly these leaves no
+// partial second round, and a cooperative one may use a grid barrier.
+template <typename Kernel>
+static cudaError_t kd_resident_blocks(Kernel kernel, int threads, uint32_t *blocks)
+{
+    int device = 0, num_sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    if (e == cudaSuccess)
+        *blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
+    return e;
 }
 
 #endif

@@ -1,6 +1,6 @@
 // Reduce5: warp shuffles: after Reduce4's two-element load, warps reduce in registers with
 // __shfl_down_sync and one shared-memory step joins the warps, replacing the shared-memory tree.
-// (Segmented, shuffles also let a warp reduce a run alone: runs short of a tile take a warp each.)
+// (Segmented, shuffles also let a warp reduce a run alone: runs of 4 or more short of a tile take a warp each.)
 #include "reduce_5_shuffle.cuh"
 
 namespace kdr {

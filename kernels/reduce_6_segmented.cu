@@ -5,6 +5,7 @@
 // by block 0 after a grid-wide barrier (a cooperative launch).
 #include <cooperative_groups.h>
 
+#include "block_scan.cuh"
 #include "reduce_common.cuh"
 
 namespace kdr {
@@ -45,48 +46,28 @@ __device__ __forceinline__ KeyRun<K> identity_run()
     return r;
 }
 
-// Exclusive block-wide segmented scan of one run per thread: what comes
-// before this thread's run (identities where nothing does), and in *total
-// the whole block's. s_warp holds BLOCK / 32 runs; a caller that calls it
-// again puts a barrier between the calls.
+// The join as the block scan's operator: op(earlier, later).
+template <int K, unsigned OPS>
+struct JoinRuns {
+    __device__ __forceinline__ KeyRun<K> operator()(const KeyRun<K> &earlier, KeyRun<K> later) const
+    {
+        join_earlier<K, OPS>(later, earlier);
+        return later;
+    }
+};
+
+template <int K, int BLOCK>
+using RunScan = kd_block_scan<BLOCK, 1, KeyRun<K>>;
+
+// What comes before this thread's run in the block (identities where
+// nothing does). One barrier inside; a caller that calls it again puts a
+// barrier between the calls.
 template <int K, unsigned OPS, int BLOCK>
-__device__ KeyRun<K> block_prefix(const KeyRun<K> &mine, KeyRun<K> *s_warp, KeyRun<K> *total)
+__device__ __forceinline__ KeyRun<K> block_prefix(const KeyRun<K> &mine, typename RunScan<K, BLOCK>::storage &s)
 {
-    const unsigned all = 0xffffffffu, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    KeyRun<K> inclusive = mine;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        KeyRun<K> up;
-        up.key = __shfl_up_sync(all, inclusive.key, d);
-#pragma unroll
-        for (int k = 0; k < K; k++)
-            up.v[k] = __shfl_up_sync(all, inclusive.v[k], d);
-        if (lane >= (unsigned)d)
-            join_earlier<K, OPS>(inclusive, up);
-    }
-    if (lane == 31)
-        s_warp[warp] = inclusive;
-    __syncthreads();
-    KeyRun<K> before = identity_run<K, OPS>(); // the warps before this one
-    KeyRun<K> all_warps = identity_run<K, OPS>();
-#pragma unroll 1
-    for (unsigned w = 0; w < BLOCK / 32; w++) {
-        KeyRun<K> x = s_warp[w];
-        join_earlier<K, OPS>(x, all_warps);
-        all_warps = x;
-        if (w + 1 == warp)
-            before = all_warps;
-    }
-    *total = all_warps;
-    KeyRun<K> prefix;
-    prefix.key = __shfl_up_sync(all, inclusive.key, 1);
-#pragma unroll
-    for (int k = 0; k < K; k++)
-        prefix.v[k] = __shfl_up_sync(all, inclusive.v[k], 1);
-    if (lane == 0)
-        return before;
-    join_earlier<K, OPS>(prefix, before);
-    return prefix;
+    KeyRun<K> run[1] = {mine}, total[1];
+    RunScan<K, BLOCK>::exclusive_scan(run, total, identity_run<K, OPS>(), JoinRuns<K, OPS>{}, s);
+    return run[0];
 }
 
 template <int K>
@@ -97,16 +78,17 @@ __device__ __forceinline__ void store_record(float *records, uint32_t key, const
         records[(size_t)key * K + k] = v[k];
 }
 
-// Segments with no element between two keys (or before the first, after
-// the last) get the identities: those after key `last` and before `next`.
+// Segments [begin, end) (those below num_segments) have no element: they
+// get the identities. begin is 64-bit: it is a key + 1, and a key may be
+// 0xffffffff.
 template <int K, unsigned OPS>
-__device__ void fill_gap(float *records, uint32_t last, uint32_t next, uint32_t num_segments)
+__device__ void fill_empty(float *records, uint64_t begin, uint32_t end, uint32_t num_segments)
 {
-    const uint32_t end = min(next, num_segments);
-    for (uint32_t s = last + 1; last < end && s < end; s++) {
+    const uint64_t stop = min(end, num_segments);
+    for (uint64_t s = begin; s < stop; s++) {
 #pragma unroll
         for (int k = 0; k < K; k++)
-            records[(size_t)s * K + k] = lane_identity<OPS>(k);
+            records[s * K + k] = lane_identity<OPS>(k);
     }
 }
 
@@ -117,6 +99,18 @@ struct Entries {
     float *vals;
     size_t num;
 };
+
+// Where the lanes start, in floats: after the keys, on a 256-byte boundary.
+size_t entry_vals_at(size_t num_entries) { return (num_entries + 63) & ~(size_t)63; }
+
+Entries entries_in(float *scratch, size_t num_tiles)
+{
+    Entries e;
+    e.num = 2 * num_tiles;
+    e.keys = reinterpret_cast<uint32_t *>(scratch);
+    e.vals = scratch + entry_vals_at(e.num);
+    return e;
+}
 
 template <int K, unsigned OPS>
 __device__ __forceinline__ void put_entry(const Entries &e, size_t at, uint32_t key, const float (&v)[K])
@@ -143,7 +137,7 @@ __device__ __forceinline__ KeyRun<K> get_entry(const Entries &e, size_t at)
 template <int K, unsigned OPS, int BLOCK, bool VEC>
 __device__ void reduce_tile_runs(const InLanes &in, const uint32_t *ids, uint32_t num_segments,
                                  float *records, size_t n, size_t tile, const Entries &entries,
-                                 KeyRun<K> *s_warp, uint32_t *s_first)
+                                 typename RunScan<K, BLOCK>::storage &scan, uint32_t *s_first)
 {
     const size_t base = tile * (size_t)(BLOCK * kItems) + (size_t)threadIdx.x * kItems;
     uint32_t key[kItems];
@@ -181,8 +175,7 @@ __device__ void reduce_tile_runs(const InLanes &in, const uint32_t *ids, uint32_
 #pragma unroll
     for (int k = 0; k < K; k++)
         mine.v[k] = v[kItems - 1][k];
-    KeyRun<K> total;
-    const KeyRun<K> prefix = block_prefix<K, OPS, BLOCK>(mine, s_warp, &total); // has a barrier
+    const KeyRun<K> prefix = block_prefix<K, OPS, BLOCK>(mine, scan); // has a barrier
 #pragma unroll
     for (int j = 0; j < kItems; j++) {
         if (key[j] == prefix.key) {
@@ -200,22 +193,17 @@ __device__ void reduce_tile_runs(const InLanes &in, const uint32_t *ids, uint32_
         const uint32_t next = j + 1 < kItems ? key[j + 1] : next_first;
         if (tile_last) {
             put_entry<K, OPS>(entries, at + 1, key[j], v[j]);
-            if (key[j] == tile_first) { // one run fills the tile: the last entry holds it
-                float none[K];
-#pragma unroll
-                for (int k = 0; k < K; k++)
-                    none[k] = lane_identity<OPS>(k);
-                put_entry<K, OPS>(entries, at, tile_first, none);
-            }
+            if (key[j] == tile_first) // one run fills the tile: the last entry holds it
+                put_entry<K, OPS>(entries, at, tile_first, identity_run<K, OPS>().v);
         } else if (next != key[j]) { // a run ends inside the tile
             if (key[j] == tile_first)
                 put_entry<K, OPS>(entries, at, key[j], v[j]);
             else if (key[j] < num_segments)
                 store_record<K>(records, key[j], v[j]);
-            fill_gap<K, OPS>(records, key[j], next, num_segments);
+            fill_empty<K, OPS>(records, (uint64_t)key[j] + 1, next, num_segments);
         }
     }
-    __syncthreads(); // s_first and s_warp are reused by the next tile
+    __syncthreads(); // s_first and the scan's storage are reused by the next tile
 }
 
 // Block 0, after every tile: the entries reduced by key in order (a thread
@@ -225,7 +213,7 @@ __device__ void reduce_tile_runs(const InLanes &in, const uint32_t *ids, uint32_
 // inside a tile were filled with it), and before the first entry.
 template <int K, unsigned OPS, int BLOCK>
 __device__ void join_entries(const Entries &entries, uint32_t num_segments, float *records,
-                             KeyRun<K> *s_warp)
+                             typename RunScan<K, BLOCK>::storage &scan)
 {
     const size_t share = (entries.num + BLOCK - 1) / BLOCK;
     const size_t begin = min(entries.num, threadIdx.x * share), end = min(entries.num, begin + share);
@@ -236,16 +224,9 @@ __device__ void join_entries(const Entries &entries, uint32_t num_segments, floa
         join_earlier<K, OPS>(x, acc);
         acc = x;
     }
-    KeyRun<K> total;
-    acc = block_prefix<K, OPS, BLOCK>(acc, s_warp, &total);
-    if (threadIdx.x == 0) { // the segments before the first key
-        const uint32_t first = min(__ldcg(entries.keys), num_segments);
-        for (uint32_t s = 0; s < first; s++) {
-#pragma unroll
-            for (int k = 0; k < K; k++)
-                records[(size_t)s * K + k] = lane_identity<OPS>(k);
-        }
-    }
+    acc = block_prefix<K, OPS, BLOCK>(acc, scan);
+    if (threadIdx.x == 0) // the segments before the first key
+        fill_empty<K, OPS>(records, 0, __ldcg(entries.keys), num_segments);
     for (size_t e = begin; e < end; e++) {
         KeyRun<K> x = get_entry<K>(entries, e);
         join_earlier<K, OPS>(x, acc);
@@ -255,7 +236,7 @@ __device__ void join_entries(const Entries &entries, uint32_t num_segments, floa
             if (x.key < num_segments)
                 store_record<K>(records, x.key, x.v);
             if ((e & 1) != 0) // a tile's last entry: the segments up to the next tile's first are empty
-                fill_gap<K, OPS>(records, x.key, next, num_segments);
+                fill_empty<K, OPS>(records, (uint64_t)x.key + 1, next, num_segments);
         }
     }
 }
@@ -265,14 +246,14 @@ __global__ void __launch_bounds__(BLOCK)
     segmented6_kernel(InLanes in, const uint32_t *ids, uint32_t num_segments, float *records, size_t n,
                       unsigned num_tiles, Entries entries)
 {
-    __shared__ KeyRun<K> s_warp[BLOCK / 32];
+    __shared__ typename RunScan<K, BLOCK>::storage scan;
     __shared__ uint32_t s_first[BLOCK];
     kd_wait_prior();
     for (size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x)
-        reduce_tile_runs<K, OPS, BLOCK, VEC>(in, ids, num_segments, records, n, tile, entries, s_warp, s_first);
+        reduce_tile_runs<K, OPS, BLOCK, VEC>(in, ids, num_segments, records, n, tile, entries, scan, s_first);
     cooperative_groups::this_grid().sync();
     if (blockIdx.x == 0)
-        join_entries<K, OPS, BLOCK>(entries, num_segments, records, s_warp);
+        join_entries<K, OPS, BLOCK>(entries, num_segments, records, scan);
 }
 
 template <int K, unsigned OPS, int BLOCK, bool VEC>
@@ -281,41 +262,13 @@ cudaError_t launch_vec(const SegArgs &a, cudaStream_t stream)
     auto kernel = segmented6_kernel<K, OPS, BLOCK, VEC>;
     // Every block must be resident at once (the barrier): at most as many
     // as the GPU holds, each striding over the tiles.
-    static int resident = 0; // per instantiation; the same answer every time
-    if (resident == 0) {
-        int device = 0, sms = 0, per_sm = 0;
-        cudaError_t e = cudaGetDevice(&device);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0);
-        if (e != cudaSuccess)
-            return e;
-        resident = sms * per_sm > 0 ? sms * per_sm : 1;
-    }
-    const unsigned grid = a.num_tiles < (unsigned)resident ? a.num_tiles : (unsigned)resident;
-    Entries entries;
-    entries.num = 2 * (size_t)a.num_tiles;
-    entries.keys = reinterpret_cast<uint32_t *>(a.scratch);
-    entries.vals = a.scratch + ((entries.num + 63) & ~(size_t)63);
-
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(BLOCK);
-    config.stream = stream;
-    cudaLaunchAttribute attributes[2] = {};
-    attributes[0].id = cudaLaunchAttributeCooperative;
-    attributes[0].val.cooperative = 1;
-    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[1].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attributes;
-#if defined(KD_NO_PDL)
-    config.numAttrs = 1;
-#else
-    config.numAttrs = 2;
-#endif
-    return cudaLaunchKernelEx(&config, kernel, a.in, a.ids, a.num_segments, a.records, a.n, a.num_tiles,
-                              entries);
+    uint32_t resident = 0;
+    cudaError_t e = kd_resident_blocks(kernel, BLOCK, &resident);
+    if (e != cudaSuccess)
+        return e;
+    const unsigned grid = a.num_tiles < resident ? a.num_tiles : resident;
+    return kd_launch_dependent_as(true, kernel, grid, BLOCK, 0, stream, a.in, a.ids, a.num_segments,
+                                  a.records, a.n, a.num_tiles, entries_in(a.scratch, a.num_tiles));
 }
 
 template <int K, unsigned OPS, int BLOCK>
@@ -340,17 +293,12 @@ cudaError_t launch_block(const SegArgs &a, cudaStream_t stream)
 
 } // namespace
 
-RungTraits reduce6_segmented_traits(int, int)
-{
-    RungTraits t{kItems, false};
-    t.writes_records = true;
-    return t;
-}
+RungTraits reduce6_segmented_traits(int, int) { return {kItems, false, true}; }
 
 size_t reduce6_segmented_scratch_bytes(int lanes, size_t num_tiles)
 {
-    const size_t entries = 2 * num_tiles;
-    return (((entries + 63) & ~(size_t)63) + (size_t)lanes * entries) * sizeof(float);
+    const size_t num_entries = 2 * num_tiles;
+    return (entry_vals_at(num_entries) + (size_t)lanes * num_entries) * sizeof(float);
 }
 
 cudaError_t reduce6_segmented(const SegArgs &a, cudaStream_t stream)

@@ -87,7 +87,7 @@ struct TileWork {
 // ---- Generic kernels ------------------------------------------------------
 // A rung is a policy type with:
 //   static constexpr int kMaxThreads;           launch bound
-//   static constexpr bool kWarpRuns;            segmented: runs short of the tile by a warp
+//   static constexpr bool kWarpRuns;            segmented: runs of kWarpMinRun or more short of the tile by a warp
 //   __host__ __device__ static int items_per_thread(int lanes);
 //   __host__ static size_t smem_bytes(int lanes, int block_size);
 //   template <int K, unsigned OPS> __device__ static void
@@ -132,10 +132,10 @@ __device__ __forceinline__ unsigned run_end_of(const uint32_t *ids, unsigned fir
     return lo;
 }
 
-// Runs shorter than this are reduced by one thread; longer ones by the block
-// (or, in the shuffle rungs, by a warp unless they fill the tile).
+// Runs shorter than this are reduced by one thread; longer ones by the block.
 constexpr unsigned kShortRun = 32;
-// With kWarpRuns, runs of this many or more go to a warp as well.
+// In the shuffle rungs (kWarpRuns) runs shorter than this are reduced by one
+// thread, longer ones by a warp, unless they fill the tile (then the block).
 constexpr unsigned kWarpMinRun = 4;
 
 // Elements a thread loads at once while it reduces a short run (six lanes:
@@ -169,22 +169,20 @@ __global__ void __launch_bounds__(Rung::kMaxThreads)
     __syncthreads();
 
     // Each run's head classifies it: short runs are reduced here, serially.
-    // Ids are sorted, so a run is long when the id kShortRun - 1 places on is
+    // Ids are sorted, so a run is long when the id kLong - 1 places on is
     // still its own (one look, not a walk); only a short run's end is sought.
-    // The shuffle rungs give a warp every run of kWarpMinRun or more too (a
-    // lane an element: one load latency, where a thread paid one each).
+    // The shuffle rungs call runs long from kWarpMinRun on (a warp reduces
+    // them a lane an element: one load latency, where a thread paid one each).
+    constexpr unsigned kLong = Rung::kWarpRuns ? kWarpMinRun : kShortRun;
     for (unsigned i = threadIdx.x; i < count; i += blockDim.x) {
         const uint32_t seg = s_ids[i];
         if (i > 0 && s_ids[i - 1] == seg)
             continue;
-        bool is_long = i + kShortRun - 1 < count && s_ids[i + kShortRun - 1] == seg;
-        unsigned end = i + 1;
+        const bool is_long = i + kLong - 1 < count && s_ids[i + kLong - 1] == seg;
         if (!is_long) {
+            unsigned end = i + 1;
             while (end < count && s_ids[end] == seg)
                 end++;
-            is_long = Rung::kWarpRuns && end - i >= kWarpMinRun;
-        }
-        if (!is_long) {
             if (seg < num_segments) {
                 float v[K];
 #pragma unroll
@@ -317,7 +315,7 @@ size_t segmented_smem_bytes(int block_size)
 {
     const size_t tile = (size_t)Rung::items_per_thread(K) * block_size;
     return Rung::smem_bytes(K, block_size) + tile * sizeof(uint32_t) +
-           (tile / (Rung::kWarpRuns ? kWarpMinRun : kShortRun) + 1) * sizeof(uint32_t);
+           (tile / (Rung::kWarpRuns ? kWarpMinRun : kShortRun) + 1) * sizeof(uint32_t); // long-run starts
 }
 
 template <class Rung, int K, unsigned OPS>
@@ -390,7 +388,8 @@ cudaError_t launch_segmented_block(const SegArgs &a, cudaStream_t stream)
 }
 
 // ---- Per-rung entry points (defined in reduce_<n>_*.cu) ------------------
-// Items per thread of one tile, and whether the rung needs global scratch.
+// Items per thread of one tile, whether the rung needs global scratch, and
+// whether its segmented launch writes every record itself (no init kernel).
 struct RungTraits {
     int items_per_thread;
     bool global_scratch;
