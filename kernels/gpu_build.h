@@ -52,13 +52,17 @@ typedef struct kd_gpu_build_options {
     float empty_space_ratio;        /* median split: cut off a side this empty (fraction of the node), 0..1 */
     float max_refs_per_triangle;    /* leaves hold at most max(this x N, 65536) references, >= 2 */
     kd_reduce_variant reduce_variant; /* rung of the min/max reduction ladder the builder calls */
+    int medium_min_nodes;           /* a large level of at least this many nodes, none of more than */
+    int medium_max_refs;            /* this many references, goes to the medium stage (a warp per
+                                       node, no host round trip); min nodes 0: never */
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
     int profile;                    /* 1: time stages and reductions with CUDA events */
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
+ * the medium stage from a level of 64 nodes of at most 1024 references,
  * empty space 0.25, budget 10 references per triangle (not binding below
- * 65536 references in all), reduction rung 5 (shuffles), no cap. */
+ * 65536 references in all), reduction rung 6 (one launch), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
 
 typedef enum kd_gpu_stage {
@@ -82,6 +86,7 @@ typedef enum kd_gpu_step {
     KD_GPU_STEP_LARGE_BOOKKEEP,   /* plans and next-level compaction */
     KD_GPU_STEP_LARGE_READBACK,   /* the level's counts to the host */
     KD_GPU_STEP_LARGE_SCATTER,    /* clipping and filing references */
+    KD_GPU_STEP_MEDIUM,           /* the medium stage, read-back included */
     KD_GPU_STEP_SMALL_SETUP,      /* roots and members as wave 0 */
     KD_GPU_STEP_SMALL_NODES,      /* node passes */
     KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
@@ -102,6 +107,8 @@ typedef struct kd_gpu_build_profile {
     double reduce_ms;                   /* time inside the reduction primitives (profile on) */
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
     uint32_t num_large_levels;
+    uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
+    uint32_t num_medium_retries;        /* medium stage re-runs after growing its arrays */
     uint32_t num_small_roots;
     uint32_t num_host_syncs;            /* host waits on the device during the build */
     uint32_t num_small_retries;         /* small stage re-runs after growing the node pool */

@@ -131,6 +131,7 @@ struct kd_gb_scalars {
     uint32_t new_small_refs;
     uint32_t new_leaf_refs;
     uint32_t new_pool_nodes;
+    uint32_t next_large_max;   // references of the next level's largest node (reset by the scatter)
     uint32_t task_count;       // small stage: tasks so far (roots first)
     uint32_t wave_begin;       // small stage: the current wave of tasks
     uint32_t wave_end;
@@ -145,6 +146,18 @@ struct kd_gb_scalars {
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
+    // The medium stage's counters (gpu_build_medium.cu), set by the host first.
+    uint32_t med_head;         // the next task a warp claims
+    uint32_t med_tail;         // tasks made (the level's nodes first)
+    uint32_t med_live;         // tasks made and not yet finished
+    uint32_t med_done;         // 1 once none is live
+    uint32_t med_refs;         // references in the arena
+    uint32_t med_pool;         // pool slots
+    uint32_t med_roots;        // small roots
+    uint32_t med_small_refs;   // small references
+    uint32_t med_leaf_refs;    // leaf references
+    uint32_t med_min_depth;    // the shallowest small root it made (KD_GB_NONE: none)
+    uint32_t med_overflow;     // an array was too small: grown, and the stage run again
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -182,6 +195,8 @@ enum kd_gb_buffer_id {
     KD_GB_ROUTE,
     KD_GB_BK_STATES,
     KD_GB_BINS,
+    KD_GB_MREADY,
+    KD_GB_MTIGHT,
     KD_GB_SROOTS,
     KD_GB_STASKS,
     KD_GB_ARENA,
@@ -403,6 +418,10 @@ struct kd_gb_build_state {
 
 kd_status kd_gb_stage_preprocess(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+// The medium stage takes over the large stage's current level (its
+// references and nodes in the given buffers) and finishes it.
+kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_id, int nodes_id,
+                             uint32_t num_nodes, uint32_t num_refs, kd_error *err);
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 

@@ -31,6 +31,7 @@ struct scatter {
     uint32_t *leaf_refs;
     uint32_t *clip_queue;         // straddlers left to clip (large levels)
     uint32_t *clip_count;
+    uint32_t *next_large_max;
 
     // Input i of the level, to its leaf's list if its node became a leaf.
     __host__ __device__ void copy_leaf(uint32_t i) const
@@ -112,6 +113,10 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
 {
     kd_wait_prior();
     const uint32_t num_out = *f.split_total;
+    // The bookkeeping's largest node is read back by a copy queued before
+    // this kernel; the next level's bookkeeping takes its maximum afresh.
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *f.next_large_max = 0;
     if (num_out > f.max_out)
         return; // the host reports it
     const uint32_t n = num_out + num_in;
@@ -148,6 +153,7 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
                       kd_error *err)
 {
     if (b->host) {
+        *f.next_large_max = 0;
         const uint32_t num_out = *f.split_total;
         for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
             if (f.file(j))
@@ -203,92 +209,16 @@ __global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint
             atomicAdd(&global_bins[j], tile_bins[j]);
 }
 
-// The SAH choice with a warp per node: the lanes cost the bin boundaries in
-// parallel (the counts by warp prefix sums), and the cheapest candidate wins
-// with ties to the first in kd_gb_choose_sah's serial order (empty cuts, then
-// boundaries, axis by axis), so the choice is the emulation's. A thread per
-// node left the top levels, with a handful of nodes, to a few busy threads.
-__device__ __forceinline__ void consider_id(const kd_gb_choose_sah &f, const float *cell, int a,
-                                            float pos, uint32_t below, uint32_t above,
-                                            float inv_area, uint32_t id, float *best,
-                                            uint32_t *best_id, int *best_axis, float *best_pos)
-{
-    if (!(cell[a] < pos && pos < cell[3 + a]))
-        return;
-    float cost = kd_gb_split_cost(f.sah, cell, a, pos, below, above, inv_area);
-    if (!(cost < INFINITY))
-        return; // as the serial choice, which takes only costs below its start
-    if (cost < *best || (cost == *best && id < *best_id)) {
-        *best = cost;
-        *best_id = id;
-        *best_axis = a;
-        *best_pos = pos;
-    }
-}
-
 __global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
 {
     kd_wait_prior();
-    uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31u;
+    uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (k >= num_nodes)
         return; // whole warps: the block size is a multiple of 32
-    const kd_gb_large_node &node = f.nodes[k];
-    float area = kd_gb_box_area(node.cell);
-    float best = INFINITY, best_pos = 0.0f;
-    uint32_t best_id = KD_GB_NONE;
-    int best_axis = -1;
-    if (!f.force_leaf && (int)node.depth < f.max_depth && area > 0.0f) {
-        float inv_area = KD_GB_FDIV(1.0f, area);
-        const float *t = f.tight + 6 * (size_t)k;
-        uint32_t n = node.ref_count, per_axis = (uint32_t)f.num_bins + 1u;
-        for (int a = 0; a < 3; a++) {
-            float ext = KD_GB_FSUB(t[3 + a], t[a]);
-            if (!(ext > 0.0f))
-                continue;
-            const uint32_t *lo_bins = f.bins + ((size_t)k * 3 + a) * 2 * f.num_bins;
-            const uint32_t *hi_bins = lo_bins + f.num_bins;
-            uint32_t id0 = (uint32_t)a * per_axis;
-            for (int upper = 0; lane == 0 && upper < 2; upper++) {
-                float pos;
-                if (f.empty_cut(node.cell, t, a, upper, &pos))
-                    consider_id(f, node.cell, a, pos, upper ? n : 0, upper ? 0 : n, inv_area,
-                                id0 + (uint32_t)upper, &best, &best_id, &best_axis, &best_pos);
-            }
-            // Boundary j (1..num_bins-1): below counts lower bounds in bins
-            // < j, above the upper bounds not in them.
-            uint32_t carry_lo = 0, carry_hi = 0;
-            for (int first = 1; first < f.num_bins; first += 32) {
-                int j = first + (int)lane;
-                uint32_t in_lo = j < f.num_bins ? lo_bins[j - 1] : 0u;
-                uint32_t in_hi = j < f.num_bins ? hi_bins[j - 1] : 0u;
-                for (int d = 1; d < 32; d <<= 1) {
-                    uint32_t up_lo = __shfl_up_sync(0xffffffffu, in_lo, d);
-                    uint32_t up_hi = __shfl_up_sync(0xffffffffu, in_hi, d);
-                    if ((int)lane >= d) {
-                        in_lo += up_lo;
-                        in_hi += up_hi;
-                    }
-                }
-                if (j < f.num_bins) {
-                    consider_id(f, node.cell, a, f.boundary(t, a, ext, j), carry_lo + in_lo,
-                                n - (carry_hi + in_hi), inv_area, id0 + 1u + (uint32_t)j, &best,
-                                &best_id, &best_axis, &best_pos);
-                }
-                carry_lo += __shfl_sync(0xffffffffu, in_lo, 31);
-                carry_hi += __shfl_sync(0xffffffffu, in_hi, 31);
-            }
-        }
-    }
-    // The lane that found the winner hands over its plane.
-    int src = kd_gb_warp_argmin(&best, &best_id);
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
-    if (lane == 0) {
-        kd_gb_split_choice c;
-        c.axis = src >= 0 ? best_axis : -1;
-        c.pos = src >= 0 ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
+    kd_gb_split_choice c = kd_gb_choose_sah_warp(f, f.nodes[k], f.tight + 6 * (size_t)k,
+                                                 f.bins + (size_t)k * 6 * f.num_bins);
+    if ((threadIdx.x & 31u) == 0)
         f.choice[k] = c;
-    }
 }
 
 kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_sah &f, uint32_t num_nodes,
@@ -327,6 +257,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     uint32_t threshold = (uint32_t)o->small_node_threshold;
     uint32_t num_nodes = s->num_tris > threshold ? 1 : 0;
     uint32_t num_refs = num_nodes ? s->num_tris : 0;
+    uint32_t largest = num_refs; // references of the level's largest node
     int refs_cur = KD_GB_REFS_A, refs_next = KD_GB_REFS_A2;
     int nodes_cur = KD_GB_LNODES_A, nodes_next = KD_GB_LNODES_B;
     // A safety net under the per-node allowance (which already keeps every
@@ -339,13 +270,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     if (!b->host)
         KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, KD_GB_MAP_BLOCK, &clip_blocks, err));
 
-    kd_gb_plan_params pp;
-    pp.sah.traversal = o->params.traversal_cost;
-    pp.sah.intersect = o->params.intersect_cost;
-    pp.sah.empty_bonus = o->params.empty_bonus;
-    pp.sah.min_empty_fraction = o->params.min_empty_fraction;
-    pp.small_threshold = threshold;
-    pp.max_bad_refines = (uint32_t)o->params.max_bad_refines;
+    const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
 
     for (uint32_t depth = 0; num_nodes > 0; depth++) {
         // Room for the level: a split at most doubles the references.
@@ -353,6 +278,12 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || max_out + num_refs > 0xffffffffull)
             return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
         int force_leaf = (double)(max_out + s->num_small_refs + s->num_leaf_refs) > budget;
+        // A level of many nodes, none too large for one warp, goes to the
+        // medium stage, which carries each one's subtree down to small roots
+        // without the host.
+        if (o->medium_min_nodes > 0 && num_nodes >= (uint32_t)o->medium_min_nodes &&
+            largest <= (uint32_t)o->medium_max_refs && !force_leaf)
+            return kd_gb_stage_medium(b, s, refs_cur, nodes_cur, num_nodes, num_refs, err);
         KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 1, 0, err));
         KD_GB_TRY(kd_gb_ensure_refs(b, refs_next, max_out, 1, 0, err));
         KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + max_out, 0, 1, err));
@@ -456,6 +387,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
         sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
         sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
+        sc.next_large_max = &scalars->next_large_max;
         KD_GB_TRY(run_scatter(b, sc, num_refs, clip_blocks, err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
         kd_gb_scalars counts;
@@ -479,6 +411,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         s->num_leaf_refs += counts.new_leaf_refs;
         num_nodes = counts.next_large_nodes;
         num_refs = counts.next_large_refs;
+        largest = counts.next_large_max;
         int t = refs_cur;
         refs_cur = refs_next;
         refs_next = t;

@@ -154,6 +154,18 @@ struct bookkeep {
     }
 };
 
+// References of a plan's larger child that stays large (0: none).
+static __host__ __device__ __forceinline__ uint32_t largest_child(const kd_gb_plan &p)
+{
+    uint32_t most = 0;
+    for (int side = 0; side < 2; side++) {
+        const uint32_t count = side ? p.num_right : p.num_left;
+        if (p.child_kind[side] == KD_GB_DEST_LARGE && count > most)
+            most = count;
+    }
+    return most;
+}
+
 enum { BK_THREADS = 256, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS }; // a node per thread
 static_assert((int)BK_WARPS >= (int)NUM_Q, "a warp per quantity looks back");
 
@@ -212,6 +224,10 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
             tile_prefix[warp] = prefix;
     }
     __syncthreads();
+    // The next level's largest node, for the host's choice of stage.
+    const uint32_t most = __reduce_max_sync(0xffffffffu, largest_child(plan));
+    if (lane == 0 && most > 0)
+        atomicMax(&bk.scalars->next_large_max, most);
     uint32_t off[NUM_Q];
     for (int j = 0; j < NUM_Q; j++)
         off[j] = tile_prefix[j] + warp_sums[warp][j] + incl[j] - own[j];
@@ -243,6 +259,9 @@ static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t nu
         uint32_t off[NUM_Q] = {0}, q[NUM_Q];
         for (uint32_t k = 0; k < num_nodes; k++) {
             const kd_gb_plan p = bk.counts(k, q);
+            const uint32_t most = largest_child(p);
+            if (most > bk.scalars->next_large_max)
+                bk.scalars->next_large_max = most;
             bk.write(k, p, off);
             for (int j = 0; j < NUM_Q; j++)
                 off[j] += q[j];

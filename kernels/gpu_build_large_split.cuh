@@ -17,14 +17,14 @@ struct kd_gb_choose_median {
     int force_leaf;
     float empty_ratio;
 
-    __host__ __device__ void operator()(uint32_t k) const
+    // Node `node`'s choice from its references' bounds t.
+    __host__ __device__ kd_gb_split_choice choose(const kd_gb_large_node &node, const float *t) const
     {
         kd_gb_split_choice c;
         c.axis = -1;
         c.pos = 0.0f;
-        const float *cell = nodes[k].cell;
-        const float *t = tight + 6 * (size_t)k;
-        if (!force_leaf && (int)nodes[k].depth < max_depth) {
+        const float *cell = node.cell;
+        if (!force_leaf && (int)node.depth < max_depth) {
             // Empty space: the widest empty slab over the threshold, its
             // plane one float outside the references so none touches it.
             float best_gap = empty_ratio;
@@ -64,12 +64,38 @@ struct kd_gb_choose_median {
             }
             c.pos = KD_GB_FADD(c.pos, 0.0f); // no -0 in the tree
         }
-        choice[k] = c;
+        return c;
+    }
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        choice[k] = choose(nodes[k], tight + 6 * (size_t)k);
     }
 };
 
 // Binned SAH: count each reference's lower and upper bound into bins over
 // the node's tight box (integer atomics, so the counts do not depend on order).
+// One reference's bounds (lo, hi) into its node's bins (node_bins: per
+// axis, num_bins lower-bound counts then num_bins upper-bound counts) over
+// the node's tight box t.
+KD_GB_HD void kd_gb_bin_one(const float *lo, const float *hi, const float *t, int num_bins,
+                            uint32_t *node_bins)
+{
+    for (int a = 0; a < 3; a++) {
+        float ext = KD_GB_FSUB(t[3 + a], t[a]);
+        if (!(ext > 0.0f))
+            continue;
+        float scale = KD_GB_FDIV((float)num_bins, ext);
+        int b_lo = (int)KD_GB_FMUL(KD_GB_FSUB(lo[a], t[a]), scale);
+        int b_hi = (int)KD_GB_FMUL(KD_GB_FSUB(hi[a], t[a]), scale);
+        b_lo = b_lo < 0 ? 0 : (b_lo >= num_bins ? num_bins - 1 : b_lo);
+        b_hi = b_hi < 0 ? 0 : (b_hi >= num_bins ? num_bins - 1 : b_hi);
+        uint32_t *axis_bins = node_bins + (size_t)a * 2 * num_bins;
+        kd_gb_atomic_add(axis_bins + b_lo, 1u);
+        kd_gb_atomic_add(axis_bins + num_bins + b_hi, 1u);
+    }
+}
+
 struct kd_gb_bin_refs {
     kd_gb_refs refs;
     const float *tight;
@@ -80,20 +106,13 @@ struct kd_gb_bin_refs {
     __host__ __device__ void operator()(uint32_t i) const
     {
         uint32_t k = refs.seg[i];
-        const float *t = tight + 6 * (size_t)k;
+        float lo[3], hi[3];
         for (int a = 0; a < 3; a++) {
-            float ext = KD_GB_FSUB(t[3 + a], t[a]);
-            if (!(ext > 0.0f))
-                continue;
-            float scale = KD_GB_FDIV((float)num_bins, ext);
-            int b_lo = (int)KD_GB_FMUL(KD_GB_FSUB(refs.lo[a][i], t[a]), scale);
-            int b_hi = (int)KD_GB_FMUL(KD_GB_FSUB(refs.hi[a][i], t[a]), scale);
-            b_lo = b_lo < 0 ? 0 : (b_lo >= num_bins ? num_bins - 1 : b_lo);
-            b_hi = b_hi < 0 ? 0 : (b_hi >= num_bins ? num_bins - 1 : b_hi);
-            uint32_t *axis_bins = bins + ((size_t)(k - first_node) * 3 + a) * 2 * num_bins;
-            kd_gb_atomic_add(axis_bins + b_lo, 1u);
-            kd_gb_atomic_add(axis_bins + num_bins + b_hi, 1u);
+            lo[a] = refs.lo[a][i];
+            hi[a] = refs.hi[a][i];
         }
+        kd_gb_bin_one(lo, hi, tight + 6 * (size_t)k, num_bins,
+                      bins + (size_t)(k - first_node) * 6 * num_bins);
     }
 };
 
@@ -139,23 +158,23 @@ struct kd_gb_choose_sah {
         }
     }
 
-    __host__ __device__ void operator()(uint32_t k) const
+    // Node `node`'s choice from its references' bounds t and its bins.
+    __host__ __device__ kd_gb_split_choice choose(const kd_gb_large_node &node, const float *t,
+                                                  const uint32_t *node_bins) const
     {
         kd_gb_split_choice c;
         c.axis = -1;
         c.pos = 0.0f;
-        const kd_gb_large_node &node = nodes[k];
         float area = kd_gb_box_area(node.cell);
         if (!force_leaf && (int)node.depth < max_depth && area > 0.0f) {
             float inv_area = KD_GB_FDIV(1.0f, area);
-            const float *t = tight + 6 * (size_t)k;
             uint32_t n = node.ref_count;
             float best = INFINITY;
             for (int a = 0; a < 3; a++) {
                 float ext = KD_GB_FSUB(t[3 + a], t[a]);
                 if (!(ext > 0.0f))
                     continue;
-                const uint32_t *lo_bins = bins + ((size_t)k * 3 + a) * 2 * num_bins;
+                const uint32_t *lo_bins = node_bins + (size_t)a * 2 * num_bins;
                 const uint32_t *hi_bins = lo_bins + num_bins;
                 // The empty slabs outside the references first, then each
                 // bin boundary: below counts bounds starting in lower bins,
@@ -173,9 +192,101 @@ struct kd_gb_choose_sah {
                 }
             }
         }
-        choice[k] = c;
+        return c;
+    }
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        choice[k] = choose(nodes[k], tight + 6 * (size_t)k, bins + (size_t)k * 6 * num_bins);
     }
 };
+
+#if defined(__CUDACC__)
+// The SAH choice with a warp per node (every lane returns it): the lanes cost the bin boundaries in
+// parallel (the counts by warp prefix sums), and the cheapest candidate wins
+// with ties to the first in kd_gb_choose_sah's serial order (empty cuts, then
+// boundaries, axis by axis), so the choice is the emulation's. A thread per
+// node left the top levels, with a handful of nodes, to a few busy threads.
+static __device__ __forceinline__ void kd_gb_consider_id(const kd_gb_choose_sah &f, const float *cell, int a,
+                                            float pos, uint32_t below, uint32_t above,
+                                            float inv_area, uint32_t id, float *best,
+                                            uint32_t *best_id, int *best_axis, float *best_pos)
+{
+    if (!(cell[a] < pos && pos < cell[3 + a]))
+        return;
+    float cost = kd_gb_split_cost(f.sah, cell, a, pos, below, above, inv_area);
+    if (!(cost < INFINITY))
+        return; // as the serial choice, which takes only costs below its start
+    if (cost < *best || (cost == *best && id < *best_id)) {
+        *best = cost;
+        *best_id = id;
+        *best_axis = a;
+        *best_pos = pos;
+    }
+}
+
+static __device__ __forceinline__ kd_gb_split_choice kd_gb_choose_sah_warp(const kd_gb_choose_sah &f,
+                                                                           const kd_gb_large_node &node,
+                                                                           const float *t,
+                                                                           const uint32_t *node_bins)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    float area = kd_gb_box_area(node.cell);
+    float best = INFINITY, best_pos = 0.0f;
+    uint32_t best_id = KD_GB_NONE;
+    int best_axis = -1;
+    if (!f.force_leaf && (int)node.depth < f.max_depth && area > 0.0f) {
+        float inv_area = KD_GB_FDIV(1.0f, area);
+        uint32_t n = node.ref_count, per_axis = (uint32_t)f.num_bins + 1u;
+        for (int a = 0; a < 3; a++) {
+            float ext = KD_GB_FSUB(t[3 + a], t[a]);
+            if (!(ext > 0.0f))
+                continue;
+            const uint32_t *lo_bins = node_bins + (size_t)a * 2 * f.num_bins;
+            const uint32_t *hi_bins = lo_bins + f.num_bins;
+            uint32_t id0 = (uint32_t)a * per_axis;
+            for (int upper = 0; lane == 0 && upper < 2; upper++) {
+                float pos;
+                if (f.empty_cut(node.cell, t, a, upper, &pos))
+                    kd_gb_consider_id(f, node.cell, a, pos, upper ? n : 0, upper ? 0 : n, inv_area,
+                                      id0 + (uint32_t)upper, &best, &best_id, &best_axis, &best_pos);
+            }
+            // Boundary j (1..num_bins-1): below counts lower bounds in bins
+            // < j, above the upper bounds not in them.
+            uint32_t carry_lo = 0, carry_hi = 0;
+            for (int first = 1; first < f.num_bins; first += 32) {
+                int j = first + (int)lane;
+                uint32_t in_lo = j < f.num_bins ? lo_bins[j - 1] : 0u;
+                uint32_t in_hi = j < f.num_bins ? hi_bins[j - 1] : 0u;
+                for (int d = 1; d < 32; d <<= 1) {
+                    uint32_t up_lo = __shfl_up_sync(0xffffffffu, in_lo, d);
+                    uint32_t up_hi = __shfl_up_sync(0xffffffffu, in_hi, d);
+                    if ((int)lane >= d) {
+                        in_lo += up_lo;
+                        in_hi += up_hi;
+                    }
+                }
+                if (j < f.num_bins) {
+                    kd_gb_consider_id(f, node.cell, a, f.boundary(t, a, ext, j), carry_lo + in_lo,
+                                      n - (carry_hi + in_hi), inv_area, id0 + 1u + (uint32_t)j, &best,
+                                      &best_id, &best_axis, &best_pos);
+                }
+                carry_lo += __shfl_sync(0xffffffffu, in_lo, 31);
+                carry_hi += __shfl_sync(0xffffffffu, in_hi, 31);
+            }
+        }
+    }
+    // The lane that found the winner hands over its plane.
+    int src = kd_gb_warp_argmin(&best, &best_id);
+    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
+    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
+    kd_gb_split_choice c;
+    c.axis = src >= 0 ? best_axis : -1;
+    c.pos = src >= 0 ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
+    return c;
+}
+
+#endif
 
 // Each reference's side of its node's plane (all left for a leaf).
 struct kd_gb_classify {
@@ -213,6 +324,18 @@ struct kd_gb_plan_params {
     uint32_t small_threshold;
     uint32_t max_bad_refines;
 };
+
+static inline kd_gb_plan_params kd_gb_plan_params_from(const kd_gpu_build_options *o)
+{
+    kd_gb_plan_params pp;
+    pp.sah.traversal = o->params.traversal_cost;
+    pp.sah.intersect = o->params.intersect_cost;
+    pp.sah.empty_bonus = o->params.empty_bonus;
+    pp.sah.min_empty_fraction = o->params.min_empty_fraction;
+    pp.small_threshold = (uint32_t)o->small_node_threshold;
+    pp.max_bad_refines = (uint32_t)o->params.max_bad_refines;
+    return pp;
+}
 
 KD_GB_HD kd_gb_plan kd_gb_plan_node(const kd_gb_large_node &node, kd_gb_split_choice c,
                                     uint32_t num_left, uint32_t num_right,

@@ -46,6 +46,7 @@ const char *kd_gpu_step_name(kd_gpu_step step)
     case KD_GPU_STEP_LARGE_BOOKKEEP: return "large: bookkeeping";
     case KD_GPU_STEP_LARGE_READBACK: return "large: read-back";
     case KD_GPU_STEP_LARGE_SCATTER: return "large: clip and scatter";
+    case KD_GPU_STEP_MEDIUM: return "medium: warp per node";
     case KD_GPU_STEP_SMALL_SETUP: return "small: setup";
     case KD_GPU_STEP_SMALL_NODES: return "small: node passes";
     case KD_GPU_STEP_SMALL_CLIP: return "small: clip passes";
@@ -74,6 +75,8 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
      * latency is most of the cost: the one-launch rung (no init kernel, no
      * atomics) was fastest there on the H100 (in-build profile, bunny). */
     opts->reduce_variant = KD_REDUCE6_VEC4_ONEPASS;
+    opts->medium_min_nodes = 64;
+    opts->medium_max_refs = 1024;
     opts->max_device_bytes = 0;
     opts->profile = 0;
 }
@@ -110,6 +113,8 @@ static kd_status check_options(const kd_gpu_build_options *o, kd_error *err)
     if ((int)o->reduce_variant < 0 || o->reduce_variant >= KD_REDUCE_NUM_VARIANTS)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: unknown reduction variant %d",
                             (int)o->reduce_variant);
+    if (o->medium_min_nodes < 0 || o->medium_max_refs < 0)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: the medium stage's limits must be >= 0");
     if (!(p->traversal_cost >= 0.0f) || !(p->intersect_cost > 0.0f) ||
         !(p->empty_bonus >= 0.0f && p->empty_bonus <= 1.0f) || p->max_bad_refines < 1 ||
         !(p->min_empty_fraction >= 0.0f && p->min_empty_fraction <= 1.0f) ||

@@ -63,6 +63,21 @@ static void test_synthetic(void)
                 snprintf(label, sizeof label, "device %s %u %s", gb_scene_name((gb_scene_kind)kind),
                          sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                /* The medium stage from the root down (a warp per node). */
+                o.medium_min_nodes = 1;
+                o.medium_max_refs = 1 << 30;
+                snprintf(label, sizeof label, "device %s %u %s, medium from the root",
+                         gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
+                check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                if (split == 1 && sizes[si] == 3000) {
+                    /* Threshold 2 outgrows the medium stage's first arrays:
+                     * slots taken and never filled, and a second run. */
+                    o.small_node_threshold = 2;
+                    snprintf(label, sizeof label, "device %s %u, medium from the root, threshold 2",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si]);
+                    check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                }
+                gb_options(&o, (kd_large_split)split);
                 if (split == 1 && !quick) {
                     o.small_node_threshold = 8;
                     snprintf(label, sizeof label, "device %s %u threshold 8",
@@ -303,6 +318,9 @@ static void test_race(void)
             kd_gpu_build_options o;
             gb_options(&o, (kd_large_split)split);
             check_against_emulation(kind ? "race snapped" : "race soup", &mesh, &o, 100, true);
+            o.medium_min_nodes = 1; /* and the medium stage from the root */
+            o.medium_max_refs = 1 << 30;
+            check_against_emulation(kind ? "race snapped, medium" : "race soup, medium", &mesh, &o, 100, true);
         }
         kd_mesh_free(&mesh);
     }

@@ -110,6 +110,83 @@ static void test_limits(void)
     kd_mesh_free(&mesh);
 }
 
+/* The medium stage (a warp per node on the device) builds the tree the large
+ * stage would: the same splits, the same references in the same order. Trees
+ * with it from the root down, from a middle level and without it must be
+ * the same bytes. */
+static void test_medium(void)
+{
+    static const int settings[][2] = {{1, 1 << 30}, {4, 512}, {2, 100}};
+    for (int kind = 0; kind < GB_SCENE_NUM_KINDS; kind++) {
+        kd_mesh mesh;
+        gb_make_scene(&mesh, (gb_scene_kind)kind, 3000, 31u + (uint32_t)kind);
+        for (int split = 0; split < 2; split++) {
+            kd_gpu_build_options o;
+            gb_options(&o, (kd_large_split)split);
+            o.medium_min_nodes = 0;
+            kd_tree ref;
+            kd_error err;
+            kd_status st = build(&mesh, &o, &ref, &err);
+            CHECK_MSG(st == KD_OK, "%s without the medium stage: %s", gb_scene_name((gb_scene_kind)kind),
+                      err.message);
+            if (st != KD_OK)
+                continue;
+            for (size_t m = 0; m < sizeof settings / sizeof settings[0]; m++) {
+                o.medium_min_nodes = settings[m][0];
+                o.medium_max_refs = settings[m][1];
+                kd_gpu_build_profile prof;
+                kd_tree t;
+                char label[128];
+                snprintf(label, sizeof label, "%s, %s, medium at %d nodes of <= %d refs",
+                         gb_scene_name((gb_scene_kind)kind), kd_large_split_name(o.large_split),
+                         settings[m][0], settings[m][1]);
+                st = kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err);
+                CHECK_MSG(st == KD_OK, "%s: %s", label, err.message);
+                if (st != KD_OK)
+                    continue;
+                CHECK_MSG(m != 0 || prof.num_large_levels == 0, "%s: %u large levels", label,
+                          prof.num_large_levels);
+                CHECK_MSG(m != 0 || prof.num_medium_nodes > 0, "%s: the medium stage did not run", label);
+                CHECK_MSG(gb_trees_equal(&ref, &t), "%s: the tree differs from the large stage's", label);
+                kd_tree_free(&t);
+            }
+            kd_tree_free(&ref);
+        }
+        kd_mesh_free(&mesh);
+    }
+    /* A small-node threshold of 2 from the root down outgrows the medium
+     * stage's first array sizes: the stage runs again, to the same tree. */
+    {
+        kd_mesh mesh;
+        gb_make_scene(&mesh, GB_SCENE_SOUP, 3000, 41);
+        kd_gpu_build_options o;
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        o.small_node_threshold = 2;
+        o.medium_min_nodes = 0;
+        kd_tree ref, t;
+        kd_error err;
+        kd_gpu_build_profile prof;
+        CHECK(build(&mesh, &o, &ref, &err) == KD_OK);
+        o.medium_min_nodes = 1;
+        o.medium_max_refs = 1 << 30;
+        CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
+        CHECK_MSG(prof.num_medium_retries > 0, "threshold 2: no medium retry (%u nodes)", prof.num_medium_nodes);
+        CHECK(gb_trees_equal(&ref, &t));
+        kd_tree_free(&ref);
+        kd_tree_free(&t);
+        kd_mesh_free(&mesh);
+    }
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.medium_min_nodes = -1;
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 100, 1);
+    kd_tree t;
+    kd_error err;
+    CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
+    kd_mesh_free(&mesh);
+}
+
 static void test_memory(void)
 {
     kd_mesh mesh;
@@ -210,6 +287,7 @@ int main(void)
     test_synthetic();
     test_identical_bounded();
     test_limits();
+    test_medium();
     test_memory();
     test_shared();
     return kd_test_finish("gpu_build_emulated");
