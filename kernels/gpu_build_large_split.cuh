@@ -73,8 +73,6 @@ struct kd_gb_choose_median {
     }
 };
 
-// Binned SAH: count each reference's lower and upper bound into bins over
-// the node's tight box (integer atomics, so the counts do not depend on order).
 // One reference's bounds (lo, hi) into its node's bins (node_bins: per
 // axis, num_bins lower-bound counts then num_bins upper-bound counts) over
 // the node's tight box t.
@@ -96,6 +94,8 @@ KD_GB_HD void kd_gb_bin_one(const float *lo, const float *hi, const float *t, in
     }
 }
 
+// Binned SAH: count each reference's lower and upper bound into bins over
+// the node's tight box (integer atomics, so the counts do not depend on order).
 struct kd_gb_bin_refs {
     kd_gb_refs refs;
     const float *tight;

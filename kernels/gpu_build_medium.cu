@@ -79,6 +79,23 @@ KD_GB_HD uint32_t take(const medium_args &g, uint32_t *counter, uint32_t n, uint
     return at;
 }
 
+// A small root with the fields of a node (the two records match, but for
+// where ref_start points: the small references here).
+KD_GB_HD kd_gb_small_root kd_gb_small_root_of(const kd_gb_large_node &n)
+{
+    kd_gb_small_root r;
+    for (int j = 0; j < 6; j++)
+        r.cell[j] = n.cell[j];
+    r.ref_start = n.ref_start;
+    r.ref_count = n.ref_count;
+    r.pool_id = n.pool_id;
+    r.parent = n.parent;
+    r.depth = n.depth;
+    r.bad_refines = n.bad_refines;
+    r.allowance = n.allowance;
+    return r;
+}
+
 // Plans the node from its split's counts, takes the slots its outcome needs
 // and writes its records (and its children's, but for their references).
 KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c,
@@ -143,17 +160,7 @@ KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node,
         if (kind == KD_GB_DEST_LARGE) {
             g.tasks[r.slot[side]] = child;
         } else if (kind == KD_GB_DEST_SMALL) {
-            kd_gb_small_root sr;
-            for (int j = 0; j < 6; j++)
-                sr.cell[j] = child.cell[j];
-            sr.ref_start = child.ref_start;
-            sr.ref_count = child.ref_count;
-            sr.pool_id = child.pool_id;
-            sr.parent = child.parent;
-            sr.depth = child.depth;
-            sr.bad_refines = child.bad_refines;
-            sr.allowance = child.allowance;
-            g.roots[root[side]] = sr;
+            g.roots[root[side]] = kd_gb_small_root_of(child);
 #if defined(__CUDA_ARCH__)
             atomicMin(&sc->med_min_depth, child.depth);
 #else
@@ -169,13 +176,11 @@ KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node,
 }
 
 // Files one output of the node: the reference (tri, box) goes to `side` at
-// `rank`, clipped to the child's box where it straddles the plane.
+// `rank`, its box first clipped (in place) to the child's where it
+// straddles the plane.
 KD_GB_HD void put(const medium_args &g, const medium_route &r, int side, uint32_t rank, uint32_t tri,
-                  const float *in_box, int straddles)
+                  float *box, int straddles)
 {
-    float box[6];
-    for (int k = 0; k < 6; k++)
-        box[k] = in_box[k];
     if (straddles)
         kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)tri, r.child_cell[side], box);
     const kd_gb_refs &to = r.dest_kind[side] == KD_GB_DEST_LARGE ? g.refs : g.small;
@@ -241,8 +246,12 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
         for (int s = 0; s < 2; s++) {
             if (!((side >> s) & 1u))
                 continue;
-            if (r.dest_kind[s] != KD_GB_DEST_DROP)
-                put(g, r, s, rank[s], g.refs.tri[i], box, side == KD_SIDE_BOTH);
+            if (r.dest_kind[s] != KD_GB_DEST_DROP) {
+                float out[6]; // the other side's copy clips from the same box
+                for (int k = 0; k < 6; k++)
+                    out[k] = box[k];
+                put(g, r, s, rank[s], g.refs.tri[i], out, side == KD_SIDE_BOTH);
+            }
             rank[s]++;
         }
     }
@@ -330,8 +339,7 @@ __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &w
         const int side = (int)(job.y >> 31);
         float box[6];
         load_box(g.refs, job.x, box);
-        kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)__ldcg(g.refs.tri + job.x), ws.route.child_cell[side], box);
-        put(g, ws.route, side, job.y & 0x7fffffffu, __ldcg(g.refs.tri + job.x), box, 0);
+        put(g, ws.route, side, job.y & 0x7fffffffu, __ldcg(g.refs.tri + job.x), box, 1);
         grow_bounds(side ? child_t[1] : child_t[0], box);
     }
 }

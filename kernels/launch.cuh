@@ -53,16 +53,22 @@ static cudaError_t kd_launch_dependent(void (*kernel)(Params...), uint32_t block
     return kd_launch_dependent_as(false, kernel, blocks, threads, smem, stream, args...);
 }
 
+// An attribute of the current device.
+static inline cudaError_t kd_device_attribute(cudaDeviceAttr attr, int *value)
+{
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    return e == cudaSuccess ? cudaDeviceGetAttribute(value, attr, device) : e;
+}
+
 // The blocks of `threads` (no dynamic shared memory) that fit on the current
 // device at once: a grid-stride kernel launched with exactly these leaves no
 // partial second round, and a cooperative one may use a grid barrier.
 template <typename Kernel>
 static cudaError_t kd_resident_blocks(Kernel kernel, int threads, uint32_t *blocks)
 {
-    int device = 0, num_sms = 0, per_sm = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device);
+    int num_sms = 0, per_sm = 0;
+    cudaError_t e = kd_device_attribute(cudaDevAttrMultiProcessorCount, &num_sms);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
     if (e == cudaSuccess)

@@ -3,6 +3,7 @@
 // On the H100 at 2^28 pairs the single-pass variant took 11.3 ms, the classic
 // one 21.6 ms (CUB's SortPairs: 8.7 ms), hence the default.
 #include "kd_primitives.h"
+#include "launch.cuh"
 
 #include "radix_sort_internal.cuh"
 #include "radix_sort_variants.h"
@@ -24,9 +25,8 @@ bool uses_match_any(int config)
 // chunk of whole tiles, so the digit table stays small.
 cudaError_t classic_grid(bool match_any, size_t n, unsigned *num_blocks, size_t *chunk)
 {
-    int device = 0, sms = 0, per_sm = 0;
-    KD_TRY_CUDA(cudaGetDevice(&device));
-    KD_TRY_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int sms = 0, per_sm = 0;
+    KD_TRY_CUDA(kd_device_attribute(cudaDevAttrMultiProcessorCount, &sms));
     KD_TRY_CUDA(sort_scatter_blocks_per_sm(match_any, &per_sm));
     const size_t num_tiles = (n + SORT_TILE - 1) / SORT_TILE;
     size_t resident = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);

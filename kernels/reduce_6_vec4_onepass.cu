@@ -149,12 +149,10 @@ static size_t align_up(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 template <int K, int BLOCK, bool VEC>
 static cudaError_t grid_for(size_t n, unsigned head, unsigned *grid)
 {
-    int device = 0, sms = 0, threads_per_sm = 0;
-    cudaError_t e = cudaGetDevice(&device);
+    int sms = 0, threads_per_sm = 0;
+    cudaError_t e = kd_device_attribute(cudaDevAttrMultiProcessorCount, &sms);
     if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+        e = kd_device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor, &threads_per_sm);
     if (e != cudaSuccess)
         return e;
     const size_t tile = (size_t)BLOCK * vec_items<K>() * (VEC ? 1 : 4);
