@@ -64,6 +64,11 @@ enum { KD_GB_CLIP_MAX = 24 };
 // error of double-precision clipping, far below a float ulp of slack in a
 // tree's boxes (2^-20 of the largest coordinate involved).
 #define KD_GB_CLIP_WIDEN 0x1p-20
+// Points of the clipped polygon this close to a split plane (relative to
+// the magnitude) count as on it: far above the rounding of the clip, far
+// below the widening. A triangle touching the plane along an edge of the
+// cell must reach both children.
+#define KD_GB_CLIP_NEAR 0x1p-40
 // An edge crossing a plane at a grazing angle (its extent across the plane
 // under this fraction of its length) is not intersected: the point would
 // carry the rounding of earlier stages magnified; keeping its outside end
@@ -269,7 +274,8 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
     // The bounds of each side's points, in registers (no side index).
     double lo0[3], hi0[3], lo1[3], hi1[3];
     int found0 = 0, found1 = 0;
-    const double c = (double)pos;
+    const double c = (double)pos, near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
+    const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);
     if (poly.ok && poly.n > 0) {
         const double(*pts)[3] = poly.pts[poly.cur];
         double p[3] = {pts[0][0], pts[0][1], pts[0][2]};
@@ -278,10 +284,12 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
             const int j = i + 1 < poly.n ? i + 1 : 0;
             double q[3] = {pts[j][0], pts[j][1], pts[j][2]};
             double qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
-            // p goes to the sides it lies on; crossing points to both.
-            if (pa <= c)
+            // p goes to the sides it lies on, both where it lies within
+            // rounding of the plane (the polygon's computed points may have
+            // strayed from it); crossing points to both.
+            if (pa <= c_below)
                 kd_gb_clip_grow(lo0, hi0, &found0, p);
-            if (pa >= c)
+            if (pa >= c_above)
                 kd_gb_clip_grow(lo1, hi1, &found1, p);
             if ((pa < c && qa > c) || (pa > c && qa < c)) {
                 double cross[3];

@@ -23,3 +23,10 @@ add_executable(gpu_build_step ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_step.cu)
 target_link_libraries(gpu_build_step PRIVATE scankd_gpu)
 add_test(NAME gpu_build_step COMMAND gpu_build_step)
 set_tests_properties(gpu_build_step PROPERTIES LABELS cpu)
+
+# The builder's conservative triangle clip against a long-double reference
+# (host code, no device).
+add_executable(gpu_build_clip ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_clip.cu)
+target_link_libraries(gpu_build_clip PRIVATE scankd_gpu)
+add_test(NAME gpu_build_clip COMMAND gpu_build_clip)
+set_tests_properties(gpu_build_clip PROPERTIES LABELS cpu)

@@ -1,0 +1,259 @@
+// The GPU builder's conservative clip (kd_gb_clip_bounds, kd_gb_clip_split)
+// against a reference Sutherland-Hodgman clip in long double, with no
+// tolerances: the clipped bounds must never be smaller than the reference
+// (a triangle touching a box must stay in it) and, on well-shaped input,
+// no larger than the outward widening (on awkward input, rarely larger). Triangles of every awkward kind:
+// axis-aligned, snapped to a grid with the boxes (vertices on faces, edges
+// in faces, triangles in faces), slivers, degenerate, far from the origin,
+// nearly parallel to an axis, boxes through their vertices. Host code only
+// (label cpu): the device runs the same function, and the emulated build
+// tests compare its trees with the device's.
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "gpu_build_geom.cuh"
+
+namespace {
+
+int g_checks = 0, g_failures = 0;
+
+// Reference: the triangle clipped by the closed box, in long double.
+struct ref_bounds {
+    long double lo[3], hi[3];
+    bool found;
+};
+
+ref_bounds reference_clip(const float *v, const float *cell)
+{
+    long double poly[2][32][3];
+    int n = 3, cur = 0;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            poly[0][i][k] = v[3 * i + k];
+    for (int face = 0; face < 6 && n > 0; face++) {
+        const int a = face >> 1, upper = face & 1;
+        const long double c = upper ? cell[3 + a] : cell[a];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const long double *p = poly[cur][i], *q = poly[cur][(i + 1) % n];
+            const bool p_in = upper ? p[a] <= c : p[a] >= c;
+            const bool q_in = upper ? q[a] <= c : q[a] >= c;
+            if (p_in)
+                std::memcpy(poly[cur ^ 1][m++], p, sizeof(long double) * 3);
+            if (p_in != q_in) {
+                const long double s = (c - p[a]) / (q[a] - p[a]);
+                for (int k = 0; k < 3; k++)
+                    poly[cur ^ 1][m][k] = k == a ? c : p[k] + s * (q[k] - p[k]);
+                m++;
+            }
+        }
+        n = m;
+        cur ^= 1;
+    }
+    ref_bounds r;
+    r.found = n > 0;
+    for (int k = 0; k < 3 && r.found; k++) {
+        r.lo[k] = r.hi[k] = poly[cur][0][k];
+        for (int i = 1; i < n; i++) {
+            r.lo[k] = std::fmin(r.lo[k], poly[cur][i][k]);
+            r.hi[k] = std::fmax(r.hi[k], poly[cur][i][k]);
+        }
+    }
+    return r;
+}
+
+enum { KIND_GENERIC, KIND_AXIS, KIND_GRID, KIND_SLIVER, KIND_DEGENERATE, KIND_FAR, KIND_TILTED,
+       KIND_THROUGH, NUM_KINDS };
+const char *const kind_names[NUM_KINDS] = {"generic", "axis-aligned", "grid", "sliver",
+                                           "degenerate", "far", "tilted", "through-vertex"};
+
+struct rng {
+    uint64_t s;
+    uint32_t next()
+    {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        return (uint32_t)(s >> 33);
+    }
+    float unit() { return (float)next() / 2147483648.0f - 1.0f; } // [-1, 1)
+    float snap() { return (float)((int)(next() % 9) - 4) * 0.25f; }
+};
+
+void make_case(rng &r, int kind, float *v, float *cell)
+{
+    for (int i = 0; i < 9; i++)
+        v[i] = kind == KIND_GRID ? r.snap() : r.unit();
+    for (int k = 0; k < 3; k++) {
+        float a = kind == KIND_GRID ? r.snap() : r.unit(), b = kind == KIND_GRID ? r.snap() : r.unit();
+        cell[k] = std::fmin(a, b);
+        cell[3 + k] = std::fmax(a, b);
+    }
+    const int axis = (int)(r.next() % 3);
+    switch (kind) {
+    case KIND_AXIS:
+        for (int i = 0; i < 3; i++)
+            v[3 * i + axis] = v[axis];
+        if (r.next() & 1)
+            cell[3 * (r.next() & 1) + axis] = v[axis]; // the triangle in a face
+        break;
+    case KIND_SLIVER: { // the third vertex a hair off the first edge
+        const float s = 0.5f * (r.unit() + 1.0f), hair = std::ldexp(r.unit(), -(int)(r.next() % 30));
+        for (int k = 0; k < 3; k++)
+            v[6 + k] = v[k] + s * (v[3 + k] - v[k]) + (k == axis ? hair : 0.0f);
+        break;
+    }
+    case KIND_DEGENERATE: // collinear, or two vertices (or all three) the same
+        for (int k = 0; k < 3; k++) {
+            v[6 + k] = (r.next() & 1) ? v[k] : 0.5f * (v[k] + v[3 + k]);
+            if (r.next() % 4 == 0)
+                v[3 + k] = v[k];
+        }
+        break;
+    case KIND_FAR: // small triangles and boxes far from the origin
+        for (int i = 0; i < 9; i++)
+            v[i] = 4096.0f + v[i] * 0.01f;
+        for (int k = 0; k < 6; k++)
+            cell[k] = 4096.0f + cell[k] * 0.01f;
+        break;
+    case KIND_TILTED: // nearly along an axis: the third vertex tilts it by up to 2^-8
+        for (int i = 1; i < 3; i++)
+            v[3 * i + axis] = v[axis] + (i == 2 ? std::ldexp(r.unit(), -8 - (int)(r.next() % 16)) : 0.0f);
+        break;
+    case KIND_THROUGH: // box faces through vertices, or one float beside them
+        for (int f = 0; f < 6; f++) {
+            if (r.next() % 3 == 0)
+                continue;
+            float x = v[3 * (r.next() % 3) + f % 3];
+            int step = (int)(r.next() % 3) - 1;
+            if (step)
+                x = std::nextafterf(x, step > 0 ? INFINITY : -INFINITY);
+            cell[f] = x;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int k = 0; k < 3; k++) // faces moved above may have crossed
+        if (cell[k] > cell[3 + k]) {
+            float t = cell[k];
+            cell[k] = cell[3 + k];
+            cell[3 + k] = t;
+        }
+}
+
+double magnitude(const float *v, const float *cell)
+{
+    double mag = 0.0;
+    for (int i = 0; i < 9; i++)
+        mag = std::fmax(mag, std::fabs((double)v[i]));
+    for (int k = 0; k < 6; k++)
+        mag = std::fmax(mag, std::fabs((double)cell[k]));
+    return mag;
+}
+
+struct tally {
+    int cases, loose, loose_reported;
+    double worst_loose; // in units of mag
+};
+
+// got: the clip's bounds of the triangle in cell. They must hold the
+// reference's; on shapes that clip well, not by more than the widening.
+void check_bounds(const char *what, int kind, const float *v, const float *cell, const float *got,
+                  tally *t)
+{
+    const ref_bounds ref = reference_clip(v, cell);
+    const double mag = magnitude(v, cell);
+    // The reference's own rounding (long double) is far below this margin.
+    const long double margin = std::ldexp(mag, -48);
+    // Widening (2^-20 of mag) and rounding to float (2^-23 of mag), and a little more.
+    const long double allowed = std::ldexp(mag, -19);
+    t->cases++;
+    if (!ref.found)
+        return;
+    double excess = 0.0;
+    for (int k = 0; k < 3; k++) {
+        g_checks++;
+        if (!(got[k] <= ref.lo[k] + margin && got[3 + k] >= ref.hi[k] - margin)) {
+            if (g_failures++ < 10) {
+                std::fprintf(stderr, "%s (%s): axis %d bounds [%a, %a] miss the clipped triangle's [%La, %La]\n  v",
+                             what, kind_names[kind], k, got[k], got[3 + k], ref.lo[k], ref.hi[k]);
+                for (int i = 0; i < 9; i++)
+                    std::fprintf(stderr, " %a", v[i]);
+                std::fprintf(stderr, "\n  cell");
+                for (int i = 0; i < 6; i++)
+                    std::fprintf(stderr, " %a", cell[i]);
+                std::fprintf(stderr, "\n");
+            }
+        }
+        excess = std::fmax(excess, (double)(ref.lo[k] - got[k]));
+        excess = std::fmax(excess, (double)(got[3 + k] - ref.hi[k]));
+    }
+    if (excess > allowed) {
+        t->loose++;
+        t->worst_loose = std::fmax(t->worst_loose, excess / mag);
+        if (t->loose_reported++ < 3)
+            std::printf("  %s (%s): bounds %g (of the magnitude) wider than the clipped triangle's\n",
+                         what, kind_names[kind], excess / mag);
+    }
+}
+
+void run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
+{
+    rng r = {0x9e3779b97f4a7c15ull * (uint64_t)(kind + 1)};
+    for (int c = 0; c < num_cases; c++) {
+        float v[9], cell[6];
+        make_case(r, kind, v, cell);
+        float box[6]; // the triangle's own bounds: what the root holds
+        for (int k = 0; k < 3; k++) {
+            box[k] = std::fmin(v[k], std::fmin(v[3 + k], v[6 + k]));
+            box[3 + k] = std::fmax(v[k], std::fmax(v[3 + k], v[6 + k]));
+        }
+        float clipped[6];
+        std::memcpy(clipped, box, sizeof box);
+        kd_gb_clip_bounds(v, cell, clipped);
+        check_bounds("kd_gb_clip_bounds", kind, v, cell, clipped, bounds_tally);
+        // Split the cell through a vertex's coordinate or anywhere inside it.
+        const int axis = (int)(r.next() % 3);
+        float pos = (r.next() & 1) ? v[3 * (r.next() % 3) + axis]
+                                   : cell[axis] + 0.5f * (r.unit() + 1.0f) * (cell[3 + axis] - cell[axis]);
+        pos = std::fmin(std::fmax(pos, cell[axis]), cell[3 + axis]);
+        float child[2][6];
+        kd_gb_clip_split(v, cell, clipped, axis, pos, child);
+        for (int side = 0; side < 2; side++) {
+            float child_cell[6];
+            kd_gb_child_cell(cell, axis, pos, side, child_cell);
+            check_bounds("kd_gb_clip_split", kind, v, child_cell, child[side], split_tally);
+        }
+    }
+}
+
+} // namespace
+
+int main()
+{
+    const int num_cases = std::getenv("KD_TEST_QUICK") ? 20000 : 200000;
+    for (int kind = 0; kind < NUM_KINDS; kind++) {
+        tally bounds_tally = {0, 0, 0, 0.0}, split_tally = {0, 0, 0, 0.0};
+        run_kind(kind, num_cases, &bounds_tally, &split_tally);
+        std::printf("%-15s %7d clips, %5d wider than the widening (worst %.3g of the magnitude); "
+                    "%7d split children, %5d wider (worst %.3g)\n",
+                    kind_names[kind], bounds_tally.cases, bounds_tally.loose, bounds_tally.worst_loose,
+                    split_tally.cases, split_tally.loose, split_tally.worst_loose);
+        // Generic shapes clip as tight as the widening. The awkward ones
+        // may clip looser, rarely: an edge that crosses a face at a grazing
+        // angle keeps its outside end (the crossing lies between its ends).
+        const bool generic = kind == KIND_GENERIC || kind == KIND_FAR;
+        const int loose = bounds_tally.loose + split_tally.loose;
+        const int cases = bounds_tally.cases + split_tally.cases;
+        g_checks++;
+        if (generic ? loose != 0 : loose * 1000 > cases) {
+            g_failures++;
+            std::fprintf(stderr, "%s: %d of %d clipped bounds looser than the widening allows\n", kind_names[kind],
+                         loose, cases);
+        }
+    }
+    std::printf("gpu_build_clip: %d checks, %d failed\n", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}
