@@ -1,17 +1,17 @@
 // The GPU builder's conservative clip (kd_gb_clip_bounds, kd_gb_clip_split)
 // against a reference Sutherland-Hodgman clip in long double, with no
 // tolerances: the clipped bounds must never be smaller than the reference
-// (a triangle touching a box must stay in it) and, on well-shaped input,
-// no larger than the outward widening (on awkward input, rarely larger). Triangles of every awkward kind:
-// axis-aligned, snapped to a grid with the boxes (vertices on faces, edges
-// in faces, triangles in faces), slivers, degenerate, far from the origin,
-// nearly parallel to an axis, boxes through their vertices. Host code only
-// (label cpu): the device runs the same function, and the emulated build
-// tests compare its trees with the device's.
-#include <cfloat>
+// (a triangle touching a box must stay in it) and, on well-shaped input, no
+// larger than the outward widening (on awkward input, rarely larger).
+// Triangles of every awkward kind: axis-aligned, snapped to a grid with the
+// boxes (vertices on faces, edges in faces, triangles in faces), slivers,
+// degenerate, far from the origin, nearly parallel to an axis, boxes through
+// their vertices. Host code only (label cpu): the device runs the same
+// function, and the emulated build tests compare its trees with the device's.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gpu_build_geom.cuh"
