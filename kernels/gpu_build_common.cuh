@@ -121,6 +121,10 @@ static __host__ __device__ __forceinline__ kd_gb_pool_node kd_gb_pool_record(
     return n;
 }
 
+// The small stage runs a wave per level a root can descend: at most the
+// depth cap's 64 levels and the root's.
+enum { KD_GB_MAX_WAVES = KD_TREE_DEPTH_LIMIT + 1 };
+
 // Scalars the device writes and the host reads back (one copy per level).
 struct kd_gb_scalars {
     float scene_box[6];
@@ -142,6 +146,7 @@ struct kd_gb_scalars {
     uint32_t clip_count;       // small stage: straddlers queued for clipping
     uint32_t wave_next;        // small stage: the node pass's first task no warp has taken
     uint32_t clip_blocks_done; // small stage: clip-pass blocks done (the last one starts the next wave)
+    uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -158,6 +163,7 @@ struct kd_gb_scalars {
     uint32_t med_leaf_refs;    // leaf references
     uint32_t med_min_depth;    // the shallowest small root it made (KD_GB_NONE: none)
     uint32_t med_overflow;     // an array was too small: grown, and the stage run again
+    uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -413,6 +419,9 @@ struct kd_gb_build_state {
     uint32_t num_small_refs;
     uint32_t num_leaf_refs;       // large-stage leaf references
     uint32_t min_small_depth;     // depth of the shallowest small root
+    uint32_t small_pool_base;     // pool id of the small stage's first task after its roots
+    uint32_t num_small_waves;     // the small stage's waves, and where each ended (task slots)
+    uint32_t small_wave_ends[KD_GB_MAX_WAVES];
     kd_gpu_build_profile *profile;
 };
 

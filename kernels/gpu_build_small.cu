@@ -40,6 +40,7 @@
 // The waves need no host round trip: each pass reads its range from device
 // memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_build_small_team.cuh"
 
@@ -202,6 +203,9 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
 {
     if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
         scalars->pool_overflow = 1;
+    if (scalars->wave_count < KD_GB_MAX_WAVES)
+        scalars->wave_ends[scalars->wave_count] = scalars->wave_end;
+    scalars->wave_count++; // past the array: the host finds the waves too many
     scalars->wave_begin = scalars->wave_end;
     scalars->wave_end = scalars->task_count;
     scalars->member_begin = scalars->member_end;
@@ -322,6 +326,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             scalars->member_end = s->num_small_refs;
             scalars->clip_count = 0;
             scalars->wave_next = 0;
+            scalars->wave_count = 0;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
@@ -341,8 +346,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             free(ws);
         } else {
             // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
-            // member_end, clip_count, wave_next, clip_blocks_done
-            uint32_t init_counts[10] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0};
+            // member_end, clip_count, wave_next, clip_blocks_done, wave_count
+            uint32_t init_counts[11] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -368,7 +373,13 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             if (counts.wave_begin != counts.wave_end)
                 return kd_gb_fail(err, KD_ERR_INVALID,
                                   "GPU build: small-node tasks left after the last wave");
+            if (counts.wave_count > KD_GB_MAX_WAVES)
+                return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u small-node waves, over %u",
+                                  counts.wave_count, (unsigned)KD_GB_MAX_WAVES);
             s->pool_count = g.pool_base + (counts.task_count - g.num_roots);
+            s->small_pool_base = g.pool_base;
+            s->num_small_waves = counts.wave_count;
+            memcpy(s->small_wave_ends, counts.wave_ends, sizeof counts.wave_ends);
             keep_headroom(b, &g, &counts);
             return KD_OK;
         }
