@@ -75,6 +75,26 @@ enum { KD_GB_CLIP_MAX = 24 };
 // instead covers the true intersection, which lies between its two ends.
 #define KD_GB_CLIP_GRAZING 0x1p-10
 
+// Set bits of x.
+KD_GB_HD int kd_gb_clip_popc(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+// The index of the lowest set bit of x (x != 0).
+KD_GB_HD int kd_gb_clip_ctz(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __ffs((int)x) - 1;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
 // The triangle clipped by the faces of cell that it crosses (Sutherland-
 // Hodgman in double precision): pts[cur][0..n). ok = 0 when the polygon
 // outgrew its arrays.
@@ -132,18 +152,30 @@ KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *
         for (int k = 0; k < 3; k++)
             poly->pts[0][i][k] = (double)v[3 * i + k];
     int n = 3, cur = 0, ok = 1;
-    for (int face = 0; face < 6 && n > 0 && ok; face++) {
+    // The faces the triangle crosses (it lies on the inner side of the
+    // others), taken in order. Looping over a lane's own faces, not all six
+    // with a skip, keeps a warp's lanes together: each runs as many passes
+    // as the lane with the most crossed faces, not one per face any crosses.
+    uint32_t faces = 0;
+    for (int face = 0; face < 6; face++) {
+        int a = face >> 1, upper = face & 1;
+        faces |= (uint32_t)(upper ? thi[a] > cell[3 + a] : tlo[a] < cell[a]) << face;
+    }
+    for (; faces != 0 && n > 0 && ok; faces &= faces - 1u) {
+        const int face = kd_gb_clip_ctz(faces);
         int a = face >> 1, upper = face & 1;
         double c = upper ? (double)cell[3 + a] : (double)cell[a];
-        if (upper ? !(thi[a] > cell[3 + a]) : !(tlo[a] < cell[a]))
-            continue; // the triangle lies on the inner side of this plane
         const double(*in)[3] = poly->pts[cur];
         double(*out)[3] = poly->pts[cur ^ 1];
-        // Each vertex is loaded once: an edge's end is the next edge's start.
+        // One walk round the polygon keeps the vertices on the inner side
+        // and reserves a place for each crossing; the crossings (two but
+        // for rounding), each costing a division, follow in a loop of their
+        // own, so that a warp's lanes compute them together.
         double p[3] = {in[0][0], in[0][1], in[0][2]};
         double pa = kd_gb_pick3(a, p[0], p[1], p[2]);
         int p_in = upper ? pa <= c : pa >= c;
         int m = 0;
+        uint32_t kept = 0, crosses = 0; // vertices kept; edges whose crossing has a place
         for (int i = 0; i < n; i++) {
             const int j = i + 1 < n ? i + 1 : 0;
             double q[3] = {in[j][0], in[j][1], in[j][2]};
@@ -154,19 +186,12 @@ KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *
 KD_GB_UNROLL
                 for (int k = 0; k < 3; k++)
                     out[m][k] = p[k];
+                kept |= 1u << i;
                 m++;
             }
             if (p_in != q_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
-                double o[3];
-                if (!kd_gb_clip_cross(a, c, p, q, o)) {
-KD_GB_UNROLL
-                    for (int k = 0; k < 3; k++)
-                        o[k] = p_in ? q[k] : p[k]; // the outside end covers the crossing
-                }
-KD_GB_UNROLL
-                for (int k = 0; k < 3; k++)
-                    out[m][k] = o[k];
+                crosses |= 1u << i;
                 m++;
             }
 KD_GB_UNROLL
@@ -174,6 +199,26 @@ KD_GB_UNROLL
                 p[k] = q[k];
             pa = qa;
             p_in = q_in;
+        }
+        if (!ok)
+            break;
+        for (uint32_t rest = crosses; rest != 0; rest &= rest - 1u) {
+            const int i = kd_gb_clip_ctz(rest), j = i + 1 < n ? i + 1 : 0;
+            const double pp[3] = {in[i][0], in[i][1], in[i][2]};
+            const double qq[3] = {in[j][0], in[j][1], in[j][2]};
+            double o[3];
+            if (!kd_gb_clip_cross(a, c, pp, qq, o)) {
+                const int pp_in = (int)((kept >> i) & 1u);
+KD_GB_UNROLL
+                for (int k = 0; k < 3; k++)
+                    o[k] = pp_in ? qq[k] : pp[k]; // the outside end covers the crossing
+            }
+            // Its place: after the kept vertices up to i and the crossings before.
+            const int at = kd_gb_clip_popc(kept & ((2u << i) - 1u)) +
+                           kd_gb_clip_popc(crosses & ((1u << i) - 1u));
+KD_GB_UNROLL
+            for (int k = 0; k < 3; k++)
+                out[at][k] = o[k];
         }
         n = m;
         cur ^= 1;
@@ -278,35 +323,43 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
     const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);
     if (poly.ok && poly.n > 0) {
         const double(*pts)[3] = poly.pts[poly.cur];
+        const int n = poly.n;
+        // Each point goes to the sides it lies on, both where it lies within
+        // rounding of the plane (the polygon's computed points may have
+        // strayed from it); the crossings of edges whose ends lie strictly
+        // on opposite sides go to both, after the points (in a loop of their
+        // own, as in the cell clip).
         double p[3] = {pts[0][0], pts[0][1], pts[0][2]};
         double pa = kd_gb_pick3(axis, p[0], p[1], p[2]);
-        for (int i = 0; i < poly.n; i++) {
-            const int j = i + 1 < poly.n ? i + 1 : 0;
+        uint32_t crosses = 0;
+        for (int i = 0; i < n; i++) {
+            const int j = i + 1 < n ? i + 1 : 0;
             double q[3] = {pts[j][0], pts[j][1], pts[j][2]};
             double qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
-            // p goes to the sides it lies on, both where it lies within
-            // rounding of the plane (the polygon's computed points may have
-            // strayed from it); crossing points to both.
             if (pa <= c_below)
                 kd_gb_clip_grow(lo0, hi0, &found0, p);
             if (pa >= c_above)
                 kd_gb_clip_grow(lo1, hi1, &found1, p);
-            if ((pa < c && qa > c) || (pa > c && qa < c)) {
-                double cross[3];
-                if (kd_gb_clip_cross(axis, c, p, q, cross)) {
-                    kd_gb_clip_grow(lo0, hi0, &found0, cross);
-                    kd_gb_clip_grow(lo1, hi1, &found1, cross);
-                } else { // both ends enclose the crossing
-                    kd_gb_clip_grow(lo0, hi0, &found0, p);
-                    kd_gb_clip_grow(lo1, hi1, &found1, p);
-                    kd_gb_clip_grow(lo0, hi0, &found0, q);
-                    kd_gb_clip_grow(lo1, hi1, &found1, q);
-                }
-            }
+            crosses |= (uint32_t)((pa < c && qa > c) || (pa > c && qa < c)) << i;
 KD_GB_UNROLL
             for (int k = 0; k < 3; k++)
                 p[k] = q[k];
             pa = qa;
+        }
+        for (uint32_t rest = crosses; rest != 0; rest &= rest - 1u) {
+            const int i = kd_gb_clip_ctz(rest), j = i + 1 < n ? i + 1 : 0;
+            const double pp[3] = {pts[i][0], pts[i][1], pts[i][2]};
+            const double qq[3] = {pts[j][0], pts[j][1], pts[j][2]};
+            double cross[3];
+            if (kd_gb_clip_cross(axis, c, pp, qq, cross)) {
+                kd_gb_clip_grow(lo0, hi0, &found0, cross);
+                kd_gb_clip_grow(lo1, hi1, &found1, cross);
+            } else { // both ends enclose the crossing
+                kd_gb_clip_grow(lo0, hi0, &found0, pp);
+                kd_gb_clip_grow(lo1, hi1, &found1, pp);
+                kd_gb_clip_grow(lo0, hi0, &found0, qq);
+                kd_gb_clip_grow(lo1, hi1, &found1, qq);
+            }
         }
     }
     kd_gb_clip_finish(found0, lo0, hi0, mag, safe[0], child[0]);
