@@ -53,6 +53,8 @@ static void print_help(void)
            "auto finds no GPU):\n"
            "  --large-split KIND       large-node split: median (empty-space cut-off or\n"
            "                           spatial median) or sah (binned SAH); default sah\n"
+           "  --small-threshold N      nodes of at most N references (1..%d) go to the small\n"
+           "                           stage, exact SAH over 64-bit masks (default %d)\n"
            "  --reduce-variant K       rung 0..%d of the min/max reduction ladder the builder\n"
            "                           calls (default 6, one launch)\n"
            "  --profile                time stages and reductions with CUDA events and print\n"
@@ -66,7 +68,8 @@ static void print_help(void)
            "\n"
            "Exit status: 0 success, 1 failure (--device gpu without a CUDA device included),\n"
            "2 usage error.\n",
-           (double)KD_DEFAULT_MIN_EMPTY_FRACTION, KD_TREE_DEPTH_LIMIT, KD_REDUCE_NUM_VARIANTS - 1);
+           (double)KD_DEFAULT_MIN_EMPTY_FRACTION, KD_TREE_DEPTH_LIMIT, KD_GPU_SMALL_NODE_MAX,
+           KD_GPU_SMALL_NODE_MAX, KD_REDUCE_NUM_VARIANTS - 1);
 }
 
 typedef struct build_options {
@@ -75,6 +78,7 @@ typedef struct build_options {
     kd_cli_device device;     /* as asked for; resolved to cpu or gpu in kd_cmd_build */
     int large_split;          /* kd_large_split, or -1: the GPU builder's default */
     int reduce_variant;       /* kd_reduce_variant, or -1: the GPU builder's default */
+    int small_threshold;      /* small-stage node size, or 0: the GPU builder's default */
     bool profile;
     const char *gpu_only;     /* the first GPU-only option given, or NULL */
     kd_build_params params;
@@ -131,6 +135,12 @@ static int parse_args(int argc, char **argv, build_options *o)
                                           KD_REDUCE_NUM_VARIANTS - 1, value);
             o->reduce_variant = (int)n;
             o->gpu_only = o->gpu_only ? o->gpu_only : "--reduce-variant";
+        } else if (strcmp(arg, "--small-threshold") == 0) {
+            if (!kd_parse_int(value, 1, KD_GPU_SMALL_NODE_MAX, &n))
+                return kd_cli_usage_error(k_cmd, "--small-threshold takes an integer 1..%d, not '%s'",
+                                          KD_GPU_SMALL_NODE_MAX, value);
+            o->small_threshold = (int)n;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--small-threshold";
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -303,6 +313,8 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
         opts->large_split = (kd_large_split)o->large_split;
     if (o->reduce_variant >= 0)
         opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
+    if (o->small_threshold > 0)
+        opts->small_node_threshold = o->small_threshold;
     opts->profile = o->profile;
     kd_status st = kd_build_gpu(mesh, opts, tree, &gpu->profile, err);
     if (st)

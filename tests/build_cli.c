@@ -150,6 +150,8 @@ int main(void)
         snprintf(args, sizeof args, "build '%s' --device gpu --profile --reduce-variant 0 --json -", scene);
         CHECK(run(args) == 0 && file_has(g_out, "\"builder\": \"gpu\"") &&
               file_has(g_out, "\"num_reduce_calls\""));
+        snprintf(args, sizeof args, "build '%s' --device gpu --small-threshold 8 --json -", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "\"small_node_threshold\": 8"));
     }
     snprintf(args, sizeof args, "build '%s' --device bogus", scene);
     CHECK(run(args) == 2 && file_has(g_err, "expected gpu, cpu or auto"));
@@ -159,6 +161,10 @@ int main(void)
     CHECK(run(args) == 2);
     snprintf(args, sizeof args, "build '%s' --reduce-variant 7", scene);
     CHECK(run(args) == 2);
+    snprintf(args, sizeof args, "build '%s' --small-threshold 65", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--small-threshold takes an integer 1..64"));
+    snprintf(args, sizeof args, "build '%s' --device cpu --small-threshold 8", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--small-threshold applies to the GPU builder only"));
     CHECK(run("build --help") == 0 && file_has(g_out, "--device") && file_has(g_out, "--reduce-variant"));
 
     remove(tree);

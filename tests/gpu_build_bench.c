@@ -5,7 +5,7 @@
  * in-build reduction profile over every rung of the ladder.
  *
  *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
- *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ typedef struct bench_opts {
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
+                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -226,6 +226,8 @@ int main(int argc, char **argv)
             bo.build.medium_min_nodes = atoi(argv[++i]);
         else if (strcmp(argv[i], "--medium-refs") == 0 && i + 1 < argc)
             bo.build.medium_max_refs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--small-threshold") == 0 && i + 1 < argc)
+            bo.build.small_node_threshold = atoi(argv[++i]);
         else if (strcmp(argv[i], "--bins") == 0 && i + 1 < argc)
             bo.build.sah_bins = atoi(argv[++i]);
         else if (strcmp(argv[i], "--reduce-profile") == 0)
