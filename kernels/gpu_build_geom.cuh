@@ -271,6 +271,10 @@ KD_GB_HD void kd_gb_clip_safe(const float *box, const float *cell, const float *
 // (so within the parent's box); on return, conservative bounds of its part
 // inside the closed box cell, within cell. Never smaller than the truth: a
 // triangle touching cell stays inside the returned bounds.
+// The builder clips straddlers with kd_gb_clip_split (below) in all three
+// stages, so that a straddler gets the same bounds whichever stage files it;
+// this one-cell form is the clip tests/gpu_build_clip checks first and
+// builds the split's inputs with.
 // Not inlined: only straddling lanes call it, and its double-precision
 // polygon would otherwise weigh on every caller's registers.
 __attribute__((unused)) static __host__ __device__ __noinline__ void
@@ -364,6 +368,16 @@ KD_GB_UNROLL
     }
     kd_gb_clip_finish(found0, lo0, hi0, mag, safe[0], child[0]);
     kd_gb_clip_finish(found1, lo1, hi1, mag, safe[1], child[1]);
+}
+
+// The cell a split at `axis` cut into child_cell[0] (below) and [1] (above).
+KD_GB_HD void kd_gb_parent_cell(const float (*child_cell)[6], int axis, float *cell)
+{
+KD_GB_UNROLL
+    for (int k = 0; k < 3; k++) {
+        cell[k] = child_cell[0][k];
+        cell[3 + k] = k == axis ? child_cell[1][3 + k] : child_cell[0][3 + k];
+    }
 }
 
 // One float up or down from x: nextafterf(x, +-INFINITY), bit for bit, with

@@ -91,17 +91,21 @@ struct scatter {
         return 0;
     }
 
-    // Clips straddling split output j to its child's box and files it.
+    // Clips straddling split output j to its child's box and files it (its
+    // other copy, elsewhere in the split's output, clips on its own).
     __host__ __device__ void clip(uint32_t j) const
     {
         const kd_gb_route *r;
         int side;
         if (!route(j, &r, &side))
             return;
-        float box[6];
+        float box[6], cell[6], child[2][6];
         load(j, box);
-        kd_gb_clip_bounds(tri_verts + 9 * (size_t)split_out.tri[j], r->child_cell[side], box);
-        put(j, *r, side, box);
+        // One side of the small stage's clip for both (the same bounds, bit
+        // for bit, as the medium stage's, which clips once for both copies).
+        kd_gb_parent_cell(r->child_cell, r->axis, cell);
+        kd_gb_clip_split(tri_verts + 9 * (size_t)split_out.tri[j], cell, box, r->axis, r->pos, child);
+        put(j, *r, side, side ? child[1] : child[0]);
     }
 };
 

@@ -32,7 +32,9 @@ namespace {
 
 // Sizes the device kernel is built for.
 enum { MED_READY = 1, MED_DEAD = 2 };
-enum { MED_THREADS = 256, MED_WARPS = MED_THREADS / 32, MED_MAX_BINS = 128, MED_RING = 128 };
+// The ring holds fewer than 32 straddlers between drains, and a step adds
+// at most 32.
+enum { MED_THREADS = 256, MED_WARPS = MED_THREADS / 32, MED_MAX_BINS = 128, MED_RING = 64 };
 
 struct medium_args {
     kd_gb_refs refs;              // the arena: the level's references, then the medium nodes'
@@ -175,14 +177,28 @@ KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node,
     return r;
 }
 
+// Both children's bounds of straddler tri (bounds box in the node), by one
+// clip (kd_gb_clip_split, as the large and small stages).
+KD_GB_HD void clip_both(const medium_args &g, const medium_route &r, uint32_t tri, const float *box,
+                        float (*child)[6])
+{
+    float cell[6];
+    kd_gb_parent_cell(r.child_cell, r.c.axis, cell);
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box, r.c.axis, r.c.pos, child);
+}
+
 // Files one output of the node: the reference (tri, box) goes to `side` at
 // `rank`, its box first clipped (in place) to the child's where it
 // straddles the plane.
 KD_GB_HD void put(const medium_args &g, const medium_route &r, int side, uint32_t rank, uint32_t tri,
                   float *box, int straddles)
 {
-    if (straddles)
-        kd_gb_clip_bounds(g.tri_verts + 9 * (size_t)tri, r.child_cell[side], box);
+    if (straddles) {
+        float child[2][6];
+        clip_both(g, r, tri, box, child);
+        for (int k = 0; k < 6; k++)
+            box[k] = side ? child[1][k] : child[0][k];
+    }
     const kd_gb_refs &to = r.dest_kind[side] == KD_GB_DEST_LARGE ? g.refs : g.small;
     const uint32_t dst = r.dest_base[side] + rank;
     to.tri[dst] = tri;
@@ -272,7 +288,7 @@ __device__ __forceinline__ void load_box(const kd_gb_refs &refs, uint32_t i, flo
 struct warp_shared {
     uint32_t bins[6 * MED_MAX_BINS];
     medium_route route;
-    uint2 ring[MED_RING];         // straddler copies to clip: (arena index, side << 31 | rank)
+    uint4 ring[MED_RING];         // straddlers to clip: arena index, then per side keep << 31 | rank
 };
 
 // Folds a box into running bounds (t: lo xyz, hi xyz).
@@ -329,18 +345,26 @@ __device__ __forceinline__ void for_each_box(const medium_args &g, uint32_t firs
     }
 }
 
-// Clips and files the ring's jobs [head, head + count), a lane each, and
-// folds the clipped boxes into the lane's bounds of the large children.
+// Clips and files the ring's jobs [head, head + count), a lane each (one
+// clip for both copies of a straddler), and folds the clipped boxes into
+// the lane's bounds of the large children.
 __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &ws, uint32_t head,
                                       uint32_t count, uint32_t lane, float (*child_t)[6])
 {
     if (lane < count) {
-        const uint2 job = ws.ring[(head + lane) & (MED_RING - 1)];
-        const int side = (int)(job.y >> 31);
-        float box[6];
+        const uint4 job = ws.ring[(head + lane) & (MED_RING - 1)];
+        const uint32_t tri = __ldcg(g.refs.tri + job.x);
+        float box[6], child[2][6];
         load_box(g.refs, job.x, box);
-        put(g, ws.route, side, job.y & 0x7fffffffu, __ldcg(g.refs.tri + job.x), box, 1);
-        grow_bounds(side ? child_t[1] : child_t[0], box);
+        clip_both(g, ws.route, tri, box, child);
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            const uint32_t word = s ? job.z : job.y;
+            if (word >> 31) {
+                put(g, ws.route, s, word & 0x7fffffffu, tri, child[s], 0);
+                grow_bounds(child_t[s], child[s]);
+            }
+        }
     }
 }
 
@@ -420,9 +444,9 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
     const uint32_t kind[2] = {ws.route.dest_kind[0], ws.route.dest_kind[1]};
     const uint32_t slot[2] = {ws.route.slot[0], ws.route.slot[1]};
 
-    // Outputs, in reference order on each side; straddlers' copies queue on
-    // the ring and are clipped 32 at a time, so clipping lanes do not hold
-    // up the rest. Each lane keeps bounds of what it files to the large
+    // Outputs, in reference order on each side; straddlers queue on the
+    // ring (both copies in one job, one clip) and are clipped 32 at a time,
+    // so clipping lanes do not hold up the rest. Each lane keeps bounds of what it files to the large
     // children, which become theirs.
     uint32_t rank[2] = {0, 0}, head = 0, tail = 0;
     float child_t[2][6];
@@ -453,6 +477,7 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
                                                   kd_gb_pick3(axis, box[u][3], box[u][4], box[u][5]), c.pos)
                                      : 0u;
             const int straddles = side == KD_SIDE_BOTH;
+            uint32_t keep_rank[2] = {0, 0}; // per side: keep << 31 | rank
 #pragma unroll
             for (int s = 0; s < 2; s++) {
                 const int want = (side >> s) & 1u;
@@ -465,12 +490,15 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
                     put(g, ws.route, s, my_rank, tri[u], box[u], 0);
                     grow_bounds(child_t[s], box[u]);
                 }
-                const unsigned clips = __ballot_sync(all, want && straddles);
-                if (want && straddles)
-                    ws.ring[(tail + (uint32_t)__popc(clips & lower)) & (MED_RING - 1)] =
-                        make_uint2(i, (uint32_t)s << 31 | my_rank);
-                tail += (uint32_t)__popc(clips);
+                keep_rank[s] = (uint32_t)want << 31 | my_rank;
             }
+            // A straddler is clipped once for both its copies.
+            const int clip = straddles && ((keep_rank[0] | keep_rank[1]) >> 31);
+            const unsigned clips = __ballot_sync(all, clip);
+            if (clip)
+                ws.ring[(tail + (uint32_t)__popc(clips & lower)) & (MED_RING - 1)] =
+                    make_uint4(i, keep_rank[0], keep_rank[1], 0u);
+            tail += (uint32_t)__popc(clips);
             __syncwarp();
             for (; tail - head >= 32; head += 32)
                 drain(g, ws, head, 32, lane, child_t);
