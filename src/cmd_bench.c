@@ -32,6 +32,7 @@ typedef struct bench_args {
     const char *json_path, *csv_path;
     kd_large_split large_split;
     int has_large_split;
+    int small_threshold;     /* 0: the builder's */
 } bench_args;
 
 typedef struct bench_row {
@@ -64,6 +65,7 @@ static void print_usage(FILE *f)
             "  --size W H          image for the ray-casting figure (default 1920 1080)\n"
             "  --render-repeats N  timed GPU render launches (default 20)\n"
             "  --large-split KIND  GPU large-node split: median or sah (default: builder's)\n"
+            "  --small-threshold N GPU small-stage node size, 1..64 (default: builder's)\n"
             "  --json FILE|-       write the results as JSON\n"
             "  --csv FILE|-        write the results as CSV\n"
             "  -h, --help          show this help\n");
@@ -123,6 +125,13 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", v);
             a->large_split = (kd_large_split)s;
             a->has_large_split = 1;
+        } else if (!strcmp(arg, "--small-threshold")) {
+            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+            if (!kd_parse_int(v, 1, KD_GPU_SMALL_NODE_MAX, &n))
+                return kd_cli_usage_error(k_cmd, "--small-threshold '%s': expected a whole number in 1..%d", v,
+                                          KD_GPU_SMALL_NODE_MAX);
+            a->small_threshold = (int)n;
         } else if (!strcmp(arg, "--json")) {
             if (!(a->json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
                 return KD_EXIT_USAGE;
@@ -212,6 +221,8 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
     kd_gpu_build_options_default(&opts);
     if (a->has_large_split)
         opts.large_split = a->large_split;
+    if (a->small_threshold > 0)
+        opts.small_node_threshold = a->small_threshold;
     double *ms = malloc(sizeof(double) * (size_t)a->builds);
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");

@@ -39,5 +39,9 @@ int main(void)
         snprintf(listed, sizeof listed, "  %s ", commands[i]);
         CHECK_MSG(strstr(help.out, listed) != NULL, "scankd --help does not list %s", commands[i]);
     }
+    /* The GPU builder's small-stage size: 1..64, else a usage error. */
+    expect((const char *[]){"bench", "scene.obj", "--small-threshold", "65", NULL}, 2, NULL,
+           "--small-threshold '65': expected a whole number in 1..64");
+    expect((const char *[]){"bench", "--help", NULL}, 0, "--small-threshold", NULL);
     return kd_test_finish("cli_exit_codes");
 }
