@@ -4,12 +4,14 @@
 //  1. Subtree sizes (nodes and leaf references), bottom up. The small
 //     stage's nodes (most of the tree) a wave at a time from the last, each
 //     summing its children's, which lie in the next wave: plain loads, no
-//     atomics. Above them, every leaf and every small root walks towards
-//     the root; at each parent the first child to arrive stops and the
-//     second sums both. Each child adds its sizes and an arrival to one
-//     64-bit word of the parent with one atomic, so the second learns its
-//     sibling's sizes from the atomic's old value: no other memory passes
-//     between them, and no fence is needed. (Walking up from every leaf of
+//     atomics. Above them (and in the small waves before and after the
+//     large ones, where a launch per wave would cost more), every leaf and
+//     every small root walks towards the root; at each parent the first
+//     child to arrive stops and the second sums both. Each child adds its
+//     sizes and an arrival to one 64-bit word of the parent with one
+//     atomic, so the second learns its sibling's sizes from the atomic's
+//     old value: no other memory passes between them, and no fence is
+//     needed. (Walking up from every leaf of
 //     the whole tree cost the dragon 0.9 ms of 64-bit atomics on an H100.)
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
@@ -219,9 +221,9 @@ struct total_refs {
 // child reads only its own word (its parent's record and its sibling's
 // sizes stay with the parent, which has them at hand). Blocks start in index
 // order, so the parent a thread waits on is running or done, and the wait
-// ends (the sizes pass has checked that every leaf's ancestors, and every
-// small-stage node's parent, come before and name their children); on the
-// host the slots simply go in order.
+// ends (the sizes pass has checked that every leaf's ancestors, and the
+// parent of every node in a wave with a pass of its own, come before and
+// name their children); on the host the slots simply go in order.
 struct place_nodes {
     const kd_gb_pool_node *pool;
     const uint32_t *size_nodes;
