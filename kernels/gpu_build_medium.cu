@@ -446,8 +446,8 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
 
     // Outputs, in reference order on each side; straddlers queue on the
     // ring (both copies in one job, one clip) and are clipped 32 at a time,
-    // so clipping lanes do not hold up the rest. Each lane keeps bounds of what it files to the large
-    // children, which become theirs.
+    // so clipping lanes do not hold up the rest. Each lane keeps bounds of
+    // what it files to the large children, which become theirs.
     uint32_t rank[2] = {0, 0}, head = 0, tail = 0;
     float child_t[2][6];
     reset_bounds(child_t[0]);
