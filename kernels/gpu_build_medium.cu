@@ -188,17 +188,10 @@ KD_GB_HD void clip_both(const medium_args &g, const medium_route &r, uint32_t tr
 }
 
 // Files one output of the node: the reference (tri, box) goes to `side` at
-// `rank`, its box first clipped (in place) to the child's where it
-// straddles the plane.
+// `rank` (a straddler's box already clipped to the child's).
 KD_GB_HD void put(const medium_args &g, const medium_route &r, int side, uint32_t rank, uint32_t tri,
-                  float *box, int straddles)
+                  const float *box)
 {
-    if (straddles) {
-        float child[2][6];
-        clip_both(g, r, tri, box, child);
-        for (int k = 0; k < 6; k++)
-            box[k] = side ? child[1][k] : child[0][k];
-    }
     const kd_gb_refs &to = r.dest_kind[side] == KD_GB_DEST_LARGE ? g.refs : g.small;
     const uint32_t dst = r.dest_base[side] + rank;
     to.tri[dst] = tri;
@@ -259,15 +252,17 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
             box[3 + a] = g.refs.hi[a][i];
         }
         const uint8_t side = kd_gb_side(box[c.axis], box[3 + c.axis], c.pos);
+        float child[2][6]; // each copy's box: a straddler's clipped once for both
+        for (int s = 0; s < 2; s++)
+            for (int k = 0; k < 6; k++)
+                child[s][k] = box[k];
+        if (side == KD_SIDE_BOTH)
+            clip_both(g, r, g.refs.tri[i], box, child);
         for (int s = 0; s < 2; s++) {
             if (!((side >> s) & 1u))
                 continue;
-            if (r.dest_kind[s] != KD_GB_DEST_DROP) {
-                float out[6]; // the other side's copy clips from the same box
-                for (int k = 0; k < 6; k++)
-                    out[k] = box[k];
-                put(g, r, s, rank[s], g.refs.tri[i], out, side == KD_SIDE_BOTH);
-            }
+            if (r.dest_kind[s] != KD_GB_DEST_DROP)
+                put(g, r, s, rank[s], g.refs.tri[i], child[s]);
             rank[s]++;
         }
     }
@@ -361,7 +356,7 @@ __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &w
         for (int s = 0; s < 2; s++) {
             const uint32_t word = s ? job.z : job.y;
             if (word >> 31) {
-                put(g, ws.route, s, word & 0x7fffffffu, tri, child[s], 0);
+                put(g, ws.route, s, word & 0x7fffffffu, tri, child[s]);
                 grow_bounds(child_t[s], child[s]);
             }
         }
@@ -487,7 +482,7 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
                 if (kind[s] == KD_GB_DEST_DROP)
                     continue;
                 if (want && !straddles) {
-                    put(g, ws.route, s, my_rank, tri[u], box[u], 0);
+                    put(g, ws.route, s, my_rank, tri[u], box[u]);
                     grow_bounds(child_t[s], box[u]);
                 }
                 keep_rank[s] = (uint32_t)want << 31 | my_rank;

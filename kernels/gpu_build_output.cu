@@ -11,8 +11,8 @@
 //     sizes and an arrival to one 64-bit word of the parent with one
 //     atomic, so the second learns its sibling's sizes from the atomic's
 //     old value: no other memory passes between them, and no fence is
-//     needed. (Walking up from every leaf of
-//     the whole tree cost the dragon 0.9 ms of 64-bit atomics on an H100.)
+//     needed. (Walking up from every leaf of the whole tree cost the dragon
+//     0.9 ms of 64-bit atomics on an H100.)
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
 //     whole below subtree, and likewise for leaf references (the scan over
@@ -110,6 +110,19 @@ struct size_walk {
         size_refs[i] = (uint32_t)*refs;
         return 1;
     }
+
+    // Starts a walk at node i where its sizes are known: a leaf, or an
+    // interior node whose children lie in [lo, hi). Others (dead, or summed
+    // on the way up) start none.
+    __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
+    {
+        const kd_gb_pool_node node = pool[i];
+        if (node.kind == KD_GB_POOL_DEAD || (node.kind < 3 && (node.a < lo || node.a >= hi)))
+            return;
+        unsigned long long nodes, refs;
+        if (own(i, node, lo, hi, &nodes, &refs))
+            up(i, nodes, refs, stop);
+    }
 };
 
 // The large and medium stages' nodes: every leaf walks up (interior nodes
@@ -117,15 +130,7 @@ struct size_walk {
 struct upper_sizes {
     size_walk walk;
 
-    __host__ __device__ void operator()(uint32_t i) const
-    {
-        const kd_gb_pool_node node = walk.pool[i];
-        if (node.kind < 3 || node.kind == KD_GB_POOL_DEAD)
-            return;
-        unsigned long long nodes, refs;
-        if (walk.own(i, node, 0, 0, &nodes, &refs))
-            walk.up(i, nodes, refs);
-    }
+    __host__ __device__ void operator()(uint32_t i) const { walk.start(i, 0, 0); }
 };
 
 // The small stage's nodes after its roots, a wave at a time from the last,
@@ -166,16 +171,7 @@ struct wave_walk {
     uint32_t first;
     uint32_t lo, hi, stop;
 
-    __host__ __device__ void operator()(uint32_t k) const
-    {
-        const uint32_t i = first + k;
-        const kd_gb_pool_node node = walk.pool[i];
-        if (node.kind == KD_GB_POOL_DEAD || (node.kind < 3 && (node.a < lo || node.a >= hi)))
-            return;
-        unsigned long long nodes, refs;
-        if (walk.own(i, node, lo, hi, &nodes, &refs))
-            walk.up(i, nodes, refs, stop);
-    }
+    __host__ __device__ void operator()(uint32_t k) const { walk.start(first + k, lo, hi, stop); }
 };
 
 // The small roots that split, when wave 1 has a pass (or is walked up to
@@ -193,7 +189,7 @@ struct root_sizes {
         const kd_gb_pool_node node = walk.pool[i];
         if (node.kind >= 3)
             return;
-        unsigned long long nodes, refs;
+        unsigned long long nodes, refs; // children outside [lo, hi): the pool is corrupt
         if (walk.own(i, node, lo, hi, &nodes, &refs))
             walk.up(i, nodes, refs);
     }
