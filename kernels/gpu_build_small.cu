@@ -18,8 +18,9 @@
 //    member would touch the plane and go to both sides, and they separate
 //    planar members cleanly. Each plane's counts (members with lower bound
 //    <= s go below, with upper bound >= s above) come from two binary
-//    searches (in registers: from every member's bounds, passed round the
-//    team by shuffles); the cheapest wins; pbrt-v4's rules decide;
+//    searches in the sorted bounds (on the device: each lane counts every
+//    member's bounds, read from the warp's shared slots, against its own
+//    member's planes); the cheapest wins; pbrt-v4's rules decide;
 //  - the children's reference masks are taken from the chosen plane;
 //  - a split appends its two children to the task array, reserves arena
 //    entries for their members (each entry names its task) and leaves a

@@ -78,8 +78,14 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     const uint32_t base = (threadIdx.x & 31u) - tl;
     decision d = leaf_decision(t);
     int have[PER];
-    float lo[PER][3], hi[PER][3];
     unsigned long long my_bit[PER];
+    // Each member's bounds into its slot, where the counting loop and the
+    // children's masks read them (not held in registers through the loop:
+    // they spilled there). Every lane writes, so no slot is read unset; the
+    // barriers keep the last node's reads before these writes and these
+    // before the reads.
+    member_slots *slots = warp_slots();
+    __syncwarp();
 #pragma unroll
     for (int h = 0; h < PER; h++) {
         const uint32_t c = tl + (uint32_t)h * w;
@@ -88,22 +94,12 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         member_box box;
         if (have[h])
             box = g.arena[t.bounds_at + c];
-#pragma unroll
-        for (int a = 0; a < 3; a++) {
-            lo[h][a] = have[h] ? box.v[a] : 0.0f;
-            hi[h][a] = have[h] ? box.v[3 + a] : 0.0f;
-        }
-    }
-    // Each member's bounds into its slot for the counting loop (every lane
-    // writes, so no slot is read unset; the barriers keep the last node's
-    // reads before these writes and these before the reads).
-    member_slots *slots = warp_slots();
-    __syncwarp();
-#pragma unroll
-    for (int h = 0; h < PER; h++) {
-        const uint32_t at = base + tl + (uint32_t)h * w;
-        slots->lo_hx[at] = make_float4(lo[h][0], lo[h][1], lo[h][2], hi[h][0]);
-        slots->hyz[at] = make_float2(hi[h][1], hi[h][2]);
+        else
+            for (int k = 0; k < 6; k++)
+                box.v[k] = 0.0f;
+        const uint32_t at = base + c;
+        slots->lo_hx[at] = make_float4(box.v[0], box.v[1], box.v[2], box.v[3]);
+        slots->hyz[at] = make_float2(box.v[4], box.v[5]);
     }
     __syncwarp();
     // The loop below runs to the largest node of the warp.
@@ -116,12 +112,11 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     // time keep the registers of the packed teams' path).
 #pragma unroll 1
     for (int h = 0; h < PER; h++) {
-        float own_lo[3], own_hi[3];
-#pragma unroll
-        for (int a = 0; a < 3; a++) {
-            own_lo[a] = h ? lo[PER - 1][a] : lo[0][a];
-            own_hi[a] = h ? hi[PER - 1][a] : hi[0][a];
-        }
+        const uint32_t own = base + tl + (uint32_t)h * w;
+        const float4 own_first = slots->lo_hx[own];
+        const float2 own_rest = slots->hyz[own];
+        const float own_lo[3] = {own_first.x, own_first.y, own_first.z};
+        const float own_hi[3] = {own_first.w, own_rest.x, own_rest.y};
         // Candidate r (= 2 * axis + upper) of the member, as in decide.
         float s[CAND_PER_REF];
         uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
@@ -191,9 +186,12 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     unsigned long long below_mask = 0ull, above_mask = 0ull;
 #pragma unroll
     for (int h = 0; h < PER; h++) {
-        if (found && kd_gb_pick3(best_axis, lo[h][0], lo[h][1], lo[h][2]) <= best_pos)
+        const uint32_t own = base + tl + (uint32_t)h * w;
+        const float4 first = slots->lo_hx[own];
+        const float2 rest = slots->hyz[own];
+        if (found && kd_gb_pick3(best_axis, first.x, first.y, first.z) <= best_pos)
             below_mask |= my_bit[h];
-        if (found && kd_gb_pick3(best_axis, hi[h][0], hi[h][1], hi[h][2]) >= best_pos)
+        if (found && kd_gb_pick3(best_axis, first.w, rest.x, rest.y) >= best_pos)
             above_mask |= my_bit[h];
     }
 #pragma unroll
