@@ -1,0 +1,288 @@
+// launch_costs: what a small step of the GPU build costs before any work is
+// done, measured on the machine it runs on. Part 1 times the host side of
+// the CUDA calls a large level makes (a launch, a dependent launch, an
+// event, the counts' read-back) and ten launches against a CUDA graph of ten
+// kernels. Part 2 times one segmented bounds reduction call of each rung at
+// sizes of the bunny's large levels three ways: CUDA events around one call
+// on an idle stream (as the in-build profile times it: the host's launch
+// time is inside), the same call queued behind a gate kernel that holds the
+// stream until the host has queued it (the GPU's own time), and a hundred
+// calls back to back. Medians of repeated runs after a warm-up.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "kd_primitives.h"
+#include "launch.cuh"
+
+namespace {
+
+#define CHECK(call)                                                                             \
+    do {                                                                                        \
+        cudaError_t check_e_ = (call);                                                          \
+        if (check_e_ != cudaSuccess) {                                                          \
+            std::fprintf(stderr, "launch_costs: %s failed: %s (line %d)\n", #call,              \
+                         cudaGetErrorString(check_e_), __LINE__);                               \
+            std::exit(1);                                                                       \
+        }                                                                                       \
+    } while (0)
+
+double now_us()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+__global__ void empty_kernel(int *p)
+{
+    if (p != nullptr && threadIdx.x == 1024) // never: keeps the parameter
+        *p = 1;
+}
+
+__global__ void dependent_kernel(int *p)
+{
+    kd_wait_prior();
+    if (p != nullptr && threadIdx.x == 1024)
+        *p = 1;
+}
+
+// Holds the stream until the host sets *flag (or a second has passed, so a
+// host that never does cannot hang the program; such a run is reported).
+__global__ void gate_kernel(volatile int *flag, int *timed_out)
+{
+    unsigned long long start, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    while (*flag == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - start > 1000000000ull) {
+            *timed_out = 1;
+            return;
+        }
+    }
+}
+
+struct Gate {
+    int *h_flag = nullptr, *d_flag = nullptr, *d_timed_out = nullptr;
+    void close(cudaStream_t s)
+    {
+        *(volatile int *)h_flag = 0;
+        gate_kernel<<<1, 1, 0, s>>>(d_flag, d_timed_out);
+        CHECK(cudaGetLastError());
+    }
+    void open() { *(volatile int *)h_flag = 1; }
+};
+
+// Host microseconds per call of `body`, median of 7 rounds of 200 calls
+// (the stream drained before each round).
+template <class F>
+double host_us(cudaStream_t s, F body)
+{
+    std::vector<double> rounds;
+    for (int r = 0; r < 7; r++) {
+        CHECK(cudaStreamSynchronize(s));
+        const double t0 = now_us();
+        for (int i = 0; i < 200; i++)
+            body();
+        rounds.push_back((now_us() - t0) / 200);
+        CHECK(cudaStreamSynchronize(s));
+    }
+    return median(rounds);
+}
+
+void part_host(cudaStream_t s, int *d_word, int *h_pinned)
+{
+    cudaEvent_t timing, ready;
+    CHECK(cudaEventCreate(&timing));
+    CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    for (int w = 0; w < 100; w++)
+        empty_kernel<<<1, 32, 0, s>>>(d_word);
+    CHECK(cudaStreamSynchronize(s));
+
+    auto plain = [&] { empty_kernel<<<64, 256, 0, s>>>(d_word); };
+    auto dependent = [&] { CHECK(kd_launch_dependent(dependent_kernel, 64, 256, 0, s, d_word)); };
+    auto read_back = [&] {
+        CHECK(cudaMemcpyAsync(h_pinned, d_word, 64, cudaMemcpyDeviceToHost, s));
+        CHECK(cudaEventRecord(ready, s));
+        CHECK(cudaEventSynchronize(ready));
+    };
+    std::printf("host time per call (median of 7 rounds of 200 calls)\n");
+    std::printf("  %-52s %7.2f us\n", "kernel launch <<<64, 256>>>", host_us(s, plain));
+    std::printf("  %-52s %7.2f us\n", "dependent launch (kd_launch_dependent)", host_us(s, dependent));
+    std::printf("  %-52s %7.2f us\n", "cudaEventRecord", host_us(s, [&] { CHECK(cudaEventRecord(timing, s)); }));
+    std::printf("  %-52s %7.2f us\n", "cudaMemsetAsync (4 KiB)",
+                host_us(s, [&] { CHECK(cudaMemsetAsync(d_word, 0, 4096, s)); }));
+    std::printf("  %-52s %7.2f us\n", "read-back: 64 B to pinned memory, event, wait", host_us(s, read_back));
+    std::printf("  %-52s %7.2f us\n", "10 dependent launches, then the read-back", host_us(s, [&] {
+                    for (int k = 0; k < 10; k++)
+                        dependent();
+                    read_back();
+                }));
+
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < 10; k++)
+        empty_kernel<<<64, 256, 0, s>>>(d_word);
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    std::printf("  %-52s %7.2f us\n", "a graph of 10 kernels, then the read-back", host_us(s, [&] {
+                    CHECK(cudaGraphLaunch(exec, s));
+                    read_back();
+                }));
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaEventDestroy(timing));
+    CHECK(cudaEventDestroy(ready));
+}
+
+struct Level {
+    size_t n;
+    uint32_t segments;
+};
+
+void part_reduce(cudaStream_t s, Gate &gate)
+{
+    // The bunny's first large level (one node), a middle one and its last.
+    const Level levels[] = {{69451, 1}, {74114, 37}, {81420, 232}};
+    const size_t max_n = 81420;
+    float *d_lanes[6];
+    std::vector<float> h(max_n);
+    unsigned seed = 1;
+    for (int k = 0; k < 6; k++) {
+        for (size_t i = 0; i < max_n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            h[i] = (float)(seed >> 8) / (float)(1u << 24) + (k >= 3 ? 1.0f : 0.0f);
+        }
+        CHECK(cudaMalloc(&d_lanes[k], max_n * sizeof(float)));
+        CHECK(cudaMemcpy(d_lanes[k], h.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    const float *lo[3] = {d_lanes[0], d_lanes[1], d_lanes[2]};
+    const float *hi[3] = {d_lanes[3], d_lanes[4], d_lanes[5]};
+    uint32_t *d_ids;
+    float *d_boxes;
+    CHECK(cudaMalloc(&d_ids, max_n * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&d_boxes, 6 * sizeof(float) * 1024));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+
+    std::printf("\nsegmented bounds reduction, one call (us; medians of 41)\n");
+    std::printf("  %-9s %-24s %12s %12s %16s\n", "refs/segs", "rung", "idle stream", "gated", "100 back to back");
+    for (const Level &lv : levels) {
+        std::vector<uint32_t> ids(lv.n);
+        for (size_t i = 0; i < lv.n; i++)
+            ids[i] = (uint32_t)((uint64_t)i * lv.segments / lv.n);
+        CHECK(cudaMemcpy(d_ids, ids.data(), lv.n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
+            const kd_reduce_variant variant = (kd_reduce_variant)v;
+            size_t temp_bytes = 0;
+            CHECK(kd_segmented_reduce_bounds(variant, nullptr, &temp_bytes, d_ids, lv.segments, lo, hi, d_boxes,
+                                             lv.n, s));
+            void *d_temp;
+            CHECK(cudaMalloc(&d_temp, temp_bytes));
+            auto call = [&] {
+                size_t bytes = temp_bytes;
+                CHECK(kd_segmented_reduce_bounds(variant, d_temp, &bytes, d_ids, lv.segments, lo, hi, d_boxes,
+                                                 lv.n, s));
+            };
+            for (int w = 0; w < 5; w++)
+                call();
+            CHECK(cudaStreamSynchronize(s));
+            std::vector<double> idle, gated;
+            float ms = 0.0f;
+            for (int r = 0; r < 41; r++) {
+                CHECK(cudaEventRecord(e0, s));
+                call();
+                CHECK(cudaEventRecord(e1, s));
+                CHECK(cudaEventSynchronize(e1));
+                CHECK(cudaEventElapsedTime(&ms, e0, e1));
+                idle.push_back(1e3 * ms);
+                gate.close(s);
+                CHECK(cudaEventRecord(e0, s));
+                call();
+                CHECK(cudaEventRecord(e1, s));
+                gate.open();
+                CHECK(cudaEventSynchronize(e1));
+                CHECK(cudaEventElapsedTime(&ms, e0, e1));
+                gated.push_back(1e3 * ms);
+            }
+            gate.close(s);
+            CHECK(cudaEventRecord(e0, s));
+            for (int r = 0; r < 100; r++)
+                call();
+            CHECK(cudaEventRecord(e1, s));
+            gate.open();
+            CHECK(cudaEventSynchronize(e1));
+            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            std::printf("  %6zu/%-4u %-24s %12.2f %12.2f %16.2f\n", lv.n, lv.segments, kd_reduce_variant_name(variant),
+                        median(idle), median(gated), 1e3 * ms / 100);
+            CHECK(cudaFree(d_temp));
+        }
+    }
+    std::vector<double> trivial;
+    for (int r = 0; r < 41; r++) {
+        float ms = 0.0f;
+        CHECK(cudaEventRecord(e0, s));
+        empty_kernel<<<1, 32, 0, s>>>(nullptr);
+        CHECK(cudaEventRecord(e1, s));
+        CHECK(cudaEventSynchronize(e1));
+        CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        trivial.push_back(1e3 * ms);
+    }
+    std::printf("  %-34s %12.2f\n", "an empty kernel", median(trivial));
+    CHECK(cudaEventDestroy(e0));
+    CHECK(cudaEventDestroy(e1));
+    for (int k = 0; k < 6; k++)
+        CHECK(cudaFree(d_lanes[k]));
+    CHECK(cudaFree(d_ids));
+    CHECK(cudaFree(d_boxes));
+}
+
+} // namespace
+
+int main()
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::fprintf(stderr, "launch_costs: no CUDA device\n");
+        return 1;
+    }
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s\n", prop.name);
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    Gate gate;
+    CHECK(cudaHostAlloc(&gate.h_flag, sizeof(int), cudaHostAllocMapped));
+    CHECK(cudaHostGetDevicePointer(&gate.d_flag, gate.h_flag, 0));
+    CHECK(cudaMalloc(&gate.d_timed_out, sizeof(int)));
+    CHECK(cudaMemset(gate.d_timed_out, 0, sizeof(int)));
+    int *d_word, *h_pinned;
+    CHECK(cudaMalloc(&d_word, 4096));
+    CHECK(cudaHostAlloc(&h_pinned, 64, cudaHostAllocDefault));
+
+    part_host(s, d_word, h_pinned);
+    part_reduce(s, gate);
+
+    int timed_out = 0;
+    CHECK(cudaMemcpy(&timed_out, gate.d_timed_out, sizeof(int), cudaMemcpyDeviceToHost));
+    if (timed_out)
+        std::printf("note: a gate timed out (the host took over a second to queue a call); its gated figure is void\n");
+    CHECK(cudaFree(d_word));
+    CHECK(cudaFreeHost(h_pinned));
+    CHECK(cudaFree(gate.d_timed_out));
+    CHECK(cudaFreeHost(gate.h_flag));
+    CHECK(cudaStreamDestroy(s));
+    return timed_out ? 1 : 0;
+}
