@@ -60,7 +60,7 @@ typedef struct kd_gpu_build_options {
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
- * the medium stage from a level of 64 nodes of at most 1024 references,
+ * the medium stage from a level of 64 nodes of at most 2048 references,
  * empty space 0.25, budget 10 references per triangle (not binding below
  * 65536 references in all), reduction rung 6 (one launch), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
