@@ -159,7 +159,6 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
                       kd_error *err)
 {
     if (b->host) {
-        *f.next_large_max = 0;
         const uint32_t num_out = *f.split_total;
         for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
             if (f.file(j))

@@ -256,6 +256,10 @@ static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t
 static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
 {
     if (b->host) {
+        // The host reads the level's counts after the scatter, so the
+        // largest node is reset here rather than there (as the device does
+        // it, behind the counts' copy).
+        bk.scalars->next_large_max = 0;
         uint32_t off[NUM_Q] = {0}, q[NUM_Q];
         for (uint32_t k = 0; k < num_nodes; k++) {
             const kd_gb_plan p = bk.counts(k, q);
