@@ -63,6 +63,15 @@ __device__ __forceinline__ member_slots *warp_slots()
     return &slots[threadIdx.x >> 5];
 }
 
+// The bounds in slot `at`.
+__device__ __forceinline__ void slot_bounds(const member_slots *slots, uint32_t at, float (&lo)[3], float (&hi)[3])
+{
+    const float4 first = slots->lo_hx[at];
+    const float2 rest = slots->hyz[at];
+    lo[0] = first.x, lo[1] = first.y, lo[2] = first.z;
+    hi[0] = first.w, hi[1] = rest.x, hi[2] = rest.y;
+}
+
 // A team of w lanes (a power of two up to MAX, on lanes aligned to w)
 // decides a node of at most PER * w members, PER per lane: lane tl of the
 // team holds members tl, tl + w, ... (PER is 2 only for the whole warp and
@@ -112,11 +121,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     // time keep the registers of the packed teams' path).
 #pragma unroll 1
     for (int h = 0; h < PER; h++) {
-        const uint32_t own = base + tl + (uint32_t)h * w;
-        const float4 own_first = slots->lo_hx[own];
-        const float2 own_rest = slots->hyz[own];
-        const float own_lo[3] = {own_first.x, own_first.y, own_first.z};
-        const float own_hi[3] = {own_first.w, own_rest.x, own_rest.y};
+        float own_lo[3], own_hi[3];
+        slot_bounds(slots, base + tl + (uint32_t)h * w, own_lo, own_hi);
         // Candidate r (= 2 * axis + upper) of the member, as in decide.
         float s[CAND_PER_REF];
         uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
@@ -133,11 +139,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         // the team's slots and do not count.
 #pragma unroll (kFromUnroll)
         for (uint32_t from = 0; from < most; from++) {
-            const uint32_t at = PER > 1 ? from : base + (from & (w - 1u));
-            const float4 first = slots->lo_hx[at];
-            const float2 rest = slots->hyz[at];
-            const float other_lo[3] = {first.x, first.y, first.z};
-            const float other_hi[3] = {first.w, rest.x, rest.y};
+            float other_lo[3], other_hi[3];
+            slot_bounds(slots, PER > 1 ? from : base + (from & (w - 1u)), other_lo, other_hi);
             const uint32_t counts = from < m;
 #pragma unroll
             for (int r = 0; r < CAND_PER_REF; r++) {
@@ -186,12 +189,11 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     unsigned long long below_mask = 0ull, above_mask = 0ull;
 #pragma unroll
     for (int h = 0; h < PER; h++) {
-        const uint32_t own = base + tl + (uint32_t)h * w;
-        const float4 first = slots->lo_hx[own];
-        const float2 rest = slots->hyz[own];
-        if (found && kd_gb_pick3(best_axis, first.x, first.y, first.z) <= best_pos)
+        float lo[3], hi[3];
+        slot_bounds(slots, base + tl + (uint32_t)h * w, lo, hi);
+        if (found && kd_gb_pick3(best_axis, lo[0], lo[1], lo[2]) <= best_pos)
             below_mask |= my_bit[h];
-        if (found && kd_gb_pick3(best_axis, first.w, rest.x, rest.y) >= best_pos)
+        if (found && kd_gb_pick3(best_axis, hi[0], hi[1], hi[2]) >= best_pos)
             above_mask |= my_bit[h];
     }
 #pragma unroll
