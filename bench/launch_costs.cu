@@ -146,6 +146,24 @@ void part_host(cudaStream_t s, int *d_word, int *h_pinned)
     CHECK(cudaEventDestroy(ready));
 }
 
+// Microseconds between events around `body` on stream s; with a gate, the
+// stream is held until everything is queued (the GPU's own time).
+template <class F>
+double event_us(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, Gate *gate, F body)
+{
+    if (gate)
+        gate->close(s);
+    CHECK(cudaEventRecord(e0, s));
+    body();
+    CHECK(cudaEventRecord(e1, s));
+    if (gate)
+        gate->open();
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0.0f;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    return 1e3 * ms;
+}
+
 struct Level {
     size_t n;
     uint32_t segments;
@@ -200,46 +218,22 @@ void part_reduce(cudaStream_t s, Gate &gate)
                 call();
             CHECK(cudaStreamSynchronize(s));
             std::vector<double> idle, gated;
-            float ms = 0.0f;
             for (int r = 0; r < 41; r++) {
-                CHECK(cudaEventRecord(e0, s));
-                call();
-                CHECK(cudaEventRecord(e1, s));
-                CHECK(cudaEventSynchronize(e1));
-                CHECK(cudaEventElapsedTime(&ms, e0, e1));
-                idle.push_back(1e3 * ms);
-                gate.close(s);
-                CHECK(cudaEventRecord(e0, s));
-                call();
-                CHECK(cudaEventRecord(e1, s));
-                gate.open();
-                CHECK(cudaEventSynchronize(e1));
-                CHECK(cudaEventElapsedTime(&ms, e0, e1));
-                gated.push_back(1e3 * ms);
+                idle.push_back(event_us(s, e0, e1, nullptr, call));
+                gated.push_back(event_us(s, e0, e1, &gate, call));
             }
-            gate.close(s);
-            CHECK(cudaEventRecord(e0, s));
-            for (int r = 0; r < 100; r++)
-                call();
-            CHECK(cudaEventRecord(e1, s));
-            gate.open();
-            CHECK(cudaEventSynchronize(e1));
-            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            const double hundred = event_us(s, e0, e1, &gate, [&] {
+                for (int r = 0; r < 100; r++)
+                    call();
+            });
             std::printf("  %6zu/%-4u %-24s %12.2f %12.2f %16.2f\n", lv.n, lv.segments, kd_reduce_variant_name(variant),
-                        median(idle), median(gated), 1e3 * ms / 100);
+                        median(idle), median(gated), hundred / 100);
             CHECK(cudaFree(d_temp));
         }
     }
     std::vector<double> trivial;
-    for (int r = 0; r < 41; r++) {
-        float ms = 0.0f;
-        CHECK(cudaEventRecord(e0, s));
-        empty_kernel<<<1, 32, 0, s>>>(nullptr);
-        CHECK(cudaEventRecord(e1, s));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        trivial.push_back(1e3 * ms);
-    }
+    for (int r = 0; r < 41; r++)
+        trivial.push_back(event_us(s, e0, e1, nullptr, [&] { empty_kernel<<<1, 32, 0, s>>>(nullptr); }));
     std::printf("  %-34s %12.2f\n", "an empty kernel", median(trivial));
     CHECK(cudaEventDestroy(e0));
     CHECK(cudaEventDestroy(e1));
