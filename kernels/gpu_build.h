@@ -56,6 +56,8 @@ typedef struct kd_gpu_build_options {
     int medium_max_refs;            /* this many references, goes to the medium stage (a warp per
                                        node, no host round trip); min nodes 0: never */
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
+    uint32_t small_clip_jobs;       /* 0: sized from the small references; else the first size of the
+                                       small stage's clip-job array (grown on demand; tests: its growth) */
     int profile;                    /* 1: time stages and reductions with CUDA events */
 } kd_gpu_build_options;
 

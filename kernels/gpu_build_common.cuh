@@ -147,6 +147,7 @@ struct kd_gb_scalars {
     uint32_t wave_next;        // small stage: the node pass's first task no warp has taken
     uint32_t clip_blocks_done; // small stage: clip-pass blocks done (the last one starts the next wave)
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
+    uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -208,6 +209,7 @@ enum kd_gb_buffer_id {
     KD_GB_ARENA,
     KD_GB_OWNER,
     KD_GB_CLIPQ,
+    KD_GB_CLIPJOBS,
     KD_GB_SPLANS,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,

@@ -36,8 +36,13 @@
 // member it holds, as soon as its node is decided; the straddlers (about one
 // member in eight) are queued for a clip pass of their own, a thread each:
 // clipping is the costliest step, and a lane per straddler keeps the GPU
-// busy where the node's lanes would mostly wait. The host emulation runs
-// the member pass as a loop of its own (copy_member, then clip_member).
+// busy where the node's lanes would mostly wait (the node pass clipping its
+// own straddlers, 32 at a time, made the dragon's builds 23% slower on an
+// H100). Each is queued as a clip job that holds what the clip needs (the
+// node's box, the plane, the member's entry and reference, its children's
+// entries), so the clip pass waits on two loads before clipping, not on the
+// six of the entry's task, plan and root. The host emulation runs the
+// member pass as a loop of its own (copy_member, then clip_member).
 // The waves need no host round trip: each pass reads its range from device
 // memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
@@ -86,7 +91,7 @@ KD_GB_HD void clip_member(const small_args &g, uint32_t j)
     const member_box box = g.arena[j];
     float child[2][6];
     const uint32_t i = (uint32_t)kd_gb_popc64(r.bit - 1ull);
-    const uint32_t tri = g.refs.tri[g.roots[t.root].ref_start + i];
+    const uint32_t tri = g.refs.tri[t.ref_start + i];
     kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, t.cell, box.v, plan->axis, plan->pos, child);
     for (int side = 0; side < 2; side++) {
         if (!(side ? r.above : r.below))
@@ -112,6 +117,7 @@ struct init_tasks {
         for (int k = 0; k < 6; k++)
             t.cell[k] = root.cell[k];
         t.root = r;
+        t.ref_start = root.ref_start;
         t.bounds_at = root.ref_start;
         t.pool_id = root.pool_id;
         t.parent = root.parent;
@@ -196,6 +202,24 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
 
 enum { CLIP_THREADS = 256 };
 
+// A straddler's clip from its job (see clip_job): the same clip, into the
+// same entries, as clip_member.
+__device__ void run_clip_job(const small_args &g, const clip_job &job)
+{
+    const member_box box = g.arena[job.entry];
+    const uint32_t tri = g.refs.tri[job.ref];
+    float child[2][6];
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
+    for (int side = 0; side < 2; side++) {
+        if (job.at[side] == KD_GB_DEAD_TASK)
+            continue;
+        member_box out;
+        for (int k = 0; k < 6; k++)
+            out.v[k] = child[side][k];
+        g.arena[job.at[side]] = out;
+    }
+}
+
 // Between waves: the next wave is every task appended by this one, and its
 // members the entries reserved by it. Slots are taken in chunks, so a count
 // can pass its array's end without any split having failed to fit: that too
@@ -227,7 +251,7 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
     kd_wait_prior();
     const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->clip_count;
     for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        clip_member(g, g.clip_queue[q]);
+        run_clip_job(g, g.clip_jobs[q]);
     __syncthreads();
     if (threadIdx.x == 0 && atomicAdd(&g.scalars->clip_blocks_done, 1u) == gridDim.x - 1u) {
         g.scalars->clip_blocks_done = 0;
@@ -253,7 +277,7 @@ static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_sc
         (void)kd_gb_ensure(b, KD_GB_SPLANS, tasks * sizeof(member_plan), 0, &ignored);
     if (members > g->arena_capacity &&
         kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK &&
-        kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored) == KD_OK)
+        kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored) == KD_OK && b->host)
         (void)kd_gb_ensure(b, KD_GB_CLIPQ, members * sizeof(uint32_t), 0, &ignored);
 }
 
@@ -283,6 +307,10 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     // builds after).
     size_t capacity = (size_t)s->num_small_roots + 8 * (size_t)s->num_small_refs + 64;
     size_t arena = 40 * (size_t)s->num_small_refs + 64;
+    // Clip jobs for twice the small references: a wave that wants more voids
+    // the run and the array grows (warm builds of the bunny, crytek sponza
+    // and the dragon ran the stage once on an H100).
+    size_t jobs = o->small_clip_jobs ? o->small_clip_jobs : 2 * (size_t)s->num_small_refs + 4096;
     for (int attempt = 0;; attempt++) {
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_STASKS, capacity * sizeof(task), 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_ARENA, arena * sizeof(member_box), 0, err));
@@ -290,7 +318,14 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SPLANS, capacity * sizeof(member_plan), 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
-        KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, arena * sizeof(uint32_t), 0, err));
+        // The emulation queues straddlers' entries, the device their clip jobs.
+        if (b->host)
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, arena * sizeof(uint32_t), 0, err));
+        else
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, jobs * sizeof(clip_job), 0, err));
+        jobs = b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job);
+        if (jobs > 0xffffffffu)
+            jobs = 0xffffffffu;
         if (capacity > 0xffffffffu)
             capacity = 0xffffffffu;
         if (arena > 0xffffffffu)
@@ -306,6 +341,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.arena_capacity = (uint32_t)arena;
         g.owner = kd_gb_ptr<uint32_t>(b, KD_GB_OWNER);
         g.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
+        g.clip_jobs = kd_gb_ptr<clip_job>(b, KD_GB_CLIPJOBS);
+        g.clip_capacity = (uint32_t)jobs;
         g.plans = kd_gb_ptr<member_plan>(b, KD_GB_SPLANS);
         g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
@@ -347,8 +384,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             free(ws);
         } else {
             // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
-            // member_end, clip_count, wave_next, clip_blocks_done, wave_count
-            uint32_t init_counts[11] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0, 0};
+            // member_end, clip_count, wave_next, clip_blocks_done, wave_count, clip_short
+            uint32_t init_counts[12] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0, 0, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),
@@ -396,5 +433,13 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (counts.arena_count + 128 > arena)
             arena = 2 * arena > (size_t)counts.arena_count + 128 ? 2 * arena
                                                                  : (size_t)counts.arena_count + 128;
+        // The void run's later waves asked for no jobs, and may want more:
+        // grow fourfold at least. A wave clips at most its members, all in
+        // the arena, so jobs as many as its entries always do.
+        if (counts.clip_short) {
+            size_t need = 2 * (size_t)counts.clip_short;
+            jobs = 4 * jobs > need ? 4 * jobs : need;
+            jobs = jobs < arena ? jobs : arena;
+        }
     }
 }

@@ -25,6 +25,7 @@ struct task {
     unsigned long long mask;
     float cell[6];
     uint32_t root;
+    uint32_t ref_start;     // the root's first reference (member i's triangle: refs.tri[ref_start + i])
     uint32_t pool_id;
     uint32_t parent;
     uint32_t bounds_at;     // the members' clipped bounds: arena[bounds_at + c]
@@ -47,6 +48,19 @@ struct member_plan {
     int32_t axis;           // -1: a leaf, its members go nowhere
 };
 
+// A straddler's clip as the device's clip pass takes it, written by the node
+// pass, which has all of it at hand: the clip pass then loads the job, the
+// member's bounds and triangle, and the vertices (where reaching them through
+// the entry's task and plan took six loads, each waiting on the one before).
+struct __align__(16) clip_job {
+    float cell[6];          // the node's box
+    float pos;              // the split
+    int32_t axis;
+    uint32_t entry;         // the member's bounds in the node (arena)
+    uint32_t ref;           // its reference among the small stage's (refs.tri[ref])
+    uint32_t at[2];         // the entries of its bounds in the children (KD_GB_DEAD_TASK: none)
+};
+
 // The workspace of one node (compact: member c is the root's
 // reference member[c]).
 struct workspace {
@@ -64,7 +78,9 @@ struct small_args {
     uint32_t task_capacity;
     member_box *arena;
     uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE
-    uint32_t *clip_queue;         // the wave's straddling entries
+    uint32_t *clip_queue;         // the wave's straddling entries (host emulation)
+    clip_job *clip_jobs;          // the wave's straddlers' clips (device)
+    uint32_t clip_capacity;       // jobs that fit
     uint32_t arena_capacity;
     member_plan *plans;           // per task
     kd_gb_pool_node *pool;

@@ -41,6 +41,7 @@ KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
         for (int k = 0; k < 6; k++)
             dead.cell[k] = 0.0f;
         dead.root = 0;
+        dead.ref_start = 0;
         dead.pool_id = g.pool_base + (slot - g.num_roots);
         dead.parent = KD_GB_NONE;
         dead.bounds_at = KD_GB_DEAD_TASK;
@@ -179,9 +180,12 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, co
         return 0;
     }
     const member_plan plan = make_plan(d, ch, base);
-    // The children's entries name their task; the member pass fills them.
+    // The children's entries name their task, for the emulation's member
+    // pass (the device's node pass files the members itself).
+#if !defined(__CUDA_ARCH__)
     for (uint32_t k = lane; k < ch.num_members; k += lanes)
         g.owner[base + k] = slot + (ch.goes_on[0] && k < ch.counts[0] ? 0u : 1u);
+#endif
     uint32_t first_child = g.pool_base + (slot - g.num_roots);
     if (lane == 0) {
         g.plans[index] = plan;
@@ -197,6 +201,7 @@ KD_GB_UNROLL
         for (int k = 0; k < 6; k++)
             c.cell[k] = ch.cells[side][k];
         c.root = t.root;
+        c.ref_start = t.ref_start;
         c.pool_id = first_child + (uint32_t)side;
         c.parent = t.pool_id;
         c.bounds_at = plan.at[side];

@@ -223,13 +223,43 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
 {
     const uint32_t m = committed ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
     const member_plan plan = committed ? make_plan(d, ch, base) : member_plan{};
+    const uint32_t lane = threadIdx.x & 31u;
 #pragma unroll
     for (uint32_t h = 0; h < 2; h++) {
         const uint32_t c = tl + h * w;
         member_route r;
         const int straddles = c < m && route_by_plan(plan, 1ull << kd_gb_nth_bit64(t.mask, c), &r) &&
                               copy_routed(g, plan, r, t.bounds_at + c);
-        kd_gb_warp_append(&g.scalars->clip_count, g.clip_queue, straddles, t.bounds_at + c);
+        // The straddlers' clip jobs, appended with one atomic per warp; a
+        // wave with more than fit voids the run (the host grows the array).
+        const unsigned want = __ballot_sync(0xffffffffu, straddles);
+        if (want == 0u)
+            continue;
+        uint32_t first = 0;
+        if (lane == 0) {
+            first = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
+            if ((size_t)first + (uint32_t)__popc(want) > g.clip_capacity) {
+                atomicMax(&g.scalars->clip_short, first + (uint32_t)__popc(want));
+                g.scalars->pool_overflow = 1;
+            }
+        }
+        first = __shfl_sync(0xffffffffu, first, 0);
+        if (!straddles || (size_t)first + (uint32_t)__popc(want) > g.clip_capacity)
+            continue;
+        clip_job job;
+        for (int k = 0; k < 6; k++)
+            job.cell[k] = t.cell[k];
+        job.pos = plan.pos;
+        job.axis = plan.axis;
+        job.entry = t.bounds_at + c;
+        job.ref = t.ref_start + (uint32_t)kd_gb_popc64(r.bit - 1ull);
+        for (int side = 0; side < 2; side++) {
+            const unsigned long long mask = side ? plan.above : plan.below;
+            job.at[side] = (side ? r.above : r.below)
+                               ? plan.at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))
+                               : KD_GB_DEAD_TASK;
+        }
+        g.clip_jobs[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = job;
     }
 }
 

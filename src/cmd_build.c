@@ -60,6 +60,9 @@ static void print_help(void)
            "  --profile                time stages and reductions with CUDA events and print\n"
            "                           the in-build profile: build and per-stage ms, time in\n"
            "                           reductions and their launches, host syncs, levels\n"
+           "  --warmup N               untimed builds of the same mesh before the one reported\n"
+           "                           (0..100; default 0, or 1 with --profile): the first\n"
+           "                           build on a device also sizes the builder's buffers\n"
            "\n"
            "reporting:\n"
            "  --sah-constants t,i,e    constants of the reported SAH cost (1,5,0.5); they\n"
@@ -80,6 +83,7 @@ typedef struct build_options {
     int reduce_variant;       /* kd_reduce_variant, or -1: the GPU builder's default */
     int small_threshold;      /* small-stage node size, or 0: the GPU builder's default */
     bool profile;
+    int warmup;               /* untimed GPU builds first, or -1: 1 with --profile, else 0 */
     const char *gpu_only;     /* the first GPU-only option given, or NULL */
     kd_build_params params;
     kd_sah_constants report;
@@ -91,6 +95,7 @@ static int parse_args(int argc, char **argv, build_options *o)
     memset(o, 0, sizeof *o);
     o->large_split = -1;
     o->reduce_variant = -1;
+    o->warmup = -1;
     kd_build_params_default(&o->params);
     kd_sah_constants_default(&o->report);
     for (int i = 1; i < argc; i++) {
@@ -141,6 +146,11 @@ static int parse_args(int argc, char **argv, build_options *o)
                                           KD_GPU_SMALL_NODE_MAX, value);
             o->small_threshold = (int)n;
             o->gpu_only = o->gpu_only ? o->gpu_only : "--small-threshold";
+        } else if (strcmp(arg, "--warmup") == 0) {
+            if (!kd_parse_int(value, 0, 100, &n))
+                return kd_cli_usage_error(k_cmd, "--warmup takes an integer 0..100, not '%s'", value);
+            o->warmup = (int)n;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--warmup";
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -211,6 +221,8 @@ static int parse_args(int argc, char **argv, build_options *o)
     }
     if (!o->scene)
         return kd_cli_usage_error(k_cmd, "no scene given");
+    if (o->warmup < 0)
+        o->warmup = o->profile ? 1 : 0;
     if (o->gpu_only && o->device == KD_CLI_DEVICE_CPU)
         return kd_cli_usage_error(k_cmd, "%s applies to the GPU builder only, not --device cpu",
                                   o->gpu_only);
@@ -221,6 +233,7 @@ static int parse_args(int argc, char **argv, build_options *o)
 typedef struct gpu_report {
     kd_gpu_build_options opts;
     kd_gpu_build_profile profile;
+    int warmup; /* untimed builds before the reported one */
 } gpu_report;
 
 static void write_gpu_json(kd_json *json, const gpu_report *g)
@@ -231,6 +244,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_int(json, "reduce_variant", g->opts.reduce_variant);
     kd_json_kv_string(json, "reduce_variant_name", kd_reduce_variant_name(g->opts.reduce_variant));
     kd_json_kv_int(json, "small_node_threshold", g->opts.small_node_threshold);
+    kd_json_kv_int(json, "warmup_builds", g->warmup);
     kd_json_end_object(json);
     if (!g->opts.profile)
         return;
@@ -315,8 +329,23 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
         opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
     if (o->small_threshold > 0)
         opts->small_node_threshold = o->small_threshold;
+    /* One builder for the warm-up builds and the reported one, so that the
+     * report shows a build on buffers already sized, as repeated builds run. */
+    memset(tree, 0, sizeof *tree);
+    kd_gpu_builder *builder = NULL;
+    kd_status st = kd_gpu_builder_create(&builder, 0, err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_set_mesh(builder, mesh, err);
+    opts->profile = 0;
+    gpu->warmup = o->warmup;
+    for (int k = 0; k < o->warmup && st == KD_OK; k++)
+        st = kd_gpu_builder_build(builder, opts, &gpu->profile, err);
     opts->profile = o->profile;
-    kd_status st = kd_build_gpu(mesh, opts, tree, &gpu->profile, err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_build(builder, opts, &gpu->profile, err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_download(builder, tree, err);
+    kd_gpu_builder_destroy(builder);
     if (st)
         return st;
     kd_gpu_build_profile_timing(&gpu->profile, timing);
@@ -416,6 +445,9 @@ int kd_cmd_build(int argc, char **argv)
                "depth cap %u)\n",
                o.params.traversal_cost, o.params.intersect_cost, o.params.empty_bonus,
                o.params.min_empty_fraction, tree.max_depth);
+        if (gpu)
+            printf("build timed after %d untimed warm-up build%s of the same mesh%s\n", o.warmup,
+                   o.warmup == 1 ? "" : "s", o.warmup ? "" : " (a first build also sizes the buffers)");
         kd_tree_stats_print(stdout, &stats, &timing);
         if (gpu && gpu->opts.profile)
             print_gpu_profile(&gpu->profile);

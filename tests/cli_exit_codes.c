@@ -43,5 +43,10 @@ int main(void)
     expect((const char *[]){"bench", "scene.obj", "--small-threshold", "65", NULL}, 2, NULL,
            "--small-threshold '65': expected a whole number in 1..64");
     expect((const char *[]){"bench", "--help", NULL}, 0, "--small-threshold", NULL);
+    /* Warm-up builds: 0..100, GPU only. */
+    expect((const char *[]){"build", "scene.obj", "--warmup", "101", NULL}, 2, NULL,
+           "--warmup takes an integer 0..100, not '101'");
+    expect((const char *[]){"build", "scene.obj", "--device", "cpu", "--warmup", "1", NULL}, 2, NULL,
+           "--warmup applies to the GPU builder only");
     return kd_test_finish("cli_exit_codes");
 }

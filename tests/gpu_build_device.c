@@ -76,6 +76,22 @@ static void test_synthetic(void)
                     snprintf(label, sizeof label, "device %s %u, medium from the root, threshold 2",
                              gb_scene_name((gb_scene_kind)kind), sizes[si]);
                     check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                    /* A clip-job array of 16 at first: a wave's straddlers
+                     * outgrow it, it grows and the stage runs again (the
+                     * soup's waves clip hundreds; identical triangles none). */
+                    gb_options(&o, (kd_large_split)split);
+                    o.small_clip_jobs = 16;
+                    snprintf(label, sizeof label, "device %s %u, 16 clip jobs at first",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si]);
+                    check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                    kd_gpu_build_profile prof;
+                    kd_tree grown;
+                    kd_error err;
+                    o.profile = 1;
+                    CHECK(kd_build_gpu(&mesh, &o, &grown, &prof, &err) == KD_OK);
+                    CHECK_MSG(kind != GB_SCENE_SOUP || prof.num_small_retries > 0,
+                              "%s: no small-stage retry", label);
+                    kd_tree_free(&grown);
                 }
                 gb_options(&o, (kd_large_split)split);
                 if (split == 1 && !quick) {
