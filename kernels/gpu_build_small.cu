@@ -42,7 +42,8 @@
 // node's box, the plane, the member's entry and reference, its children's
 // entries), so the clip pass waits on two loads before clipping, not on the
 // six of the entry's task, plan and root. The host emulation runs the
-// member pass as a loop of its own (copy_member, then clip_member).
+// member pass as a loop of its own over the wave's entries (route_member,
+// copy_routed, make_clip_job), then the same clip jobs.
 // The waves need no host round trip: each pass reads its range from device
 // memory, and the host launches as many waves as the depth cap allows.
 #include <stdlib.h>
@@ -70,37 +71,6 @@ KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member
     if (c >= (uint32_t)kd_gb_popc64(r->owner->mask))
         return NULL;
     return route_by_plan(*plan, 1ull << kd_gb_nth_bit64(r->owner->mask, c), r) ? plan : NULL;
-}
-
-// Copies entry j to its children unless it straddles; 1 where it does.
-KD_GB_HD int copy_member(const small_args &g, uint32_t j)
-{
-    member_route r;
-    const member_plan *plan = route_member(g, j, &r);
-    return plan && copy_routed(g, *plan, r, j);
-}
-
-// Clips straddling entry j once for both children.
-KD_GB_HD void clip_member(const small_args &g, uint32_t j)
-{
-    member_route r;
-    const member_plan *plan = route_member(g, j, &r);
-    if (!plan)
-        return;
-    const task &t = *r.owner;
-    const member_box box = g.arena[j];
-    float child[2][6];
-    const uint32_t i = (uint32_t)kd_gb_popc64(r.bit - 1ull);
-    const uint32_t tri = g.refs.tri[t.ref_start + i];
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, t.cell, box.v, plan->axis, plan->pos, child);
-    for (int side = 0; side < 2; side++) {
-        if (!(side ? r.above : r.below))
-            continue;
-        member_box out;
-        for (int k = 0; k < 6; k++)
-            out.v[k] = child[side][k];
-        put_side(g, *plan, r, side, out);
-    }
 }
 
 // Wave 0: the roots as tasks.
@@ -202,24 +172,6 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
 
 enum { CLIP_THREADS = 256 };
 
-// A straddler's clip from its job (see clip_job): the same clip, into the
-// same entries, as clip_member.
-__device__ void run_clip_job(const small_args &g, const clip_job &job)
-{
-    const member_box box = g.arena[job.entry];
-    const uint32_t tri = g.refs.tri[job.ref];
-    float child[2][6];
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
-    for (int side = 0; side < 2; side++) {
-        if (job.at[side] == KD_GB_DEAD_TASK)
-            continue;
-        member_box out;
-        for (int k = 0; k < 6; k++)
-            out.v[k] = child[side][k];
-        g.arena[job.at[side]] = out;
-    }
-}
-
 // Between waves: the next wave is every task appended by this one, and its
 // members the entries reserved by it. Slots are taken in chunks, so a count
 // can pass its array's end without any split having failed to fit: that too
@@ -276,9 +228,8 @@ static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_sc
         kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored) == KD_OK)
         (void)kd_gb_ensure(b, KD_GB_SPLANS, tasks * sizeof(member_plan), 0, &ignored);
     if (members > g->arena_capacity &&
-        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK &&
-        kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored) == KD_OK && b->host)
-        (void)kd_gb_ensure(b, KD_GB_CLIPQ, members * sizeof(uint32_t), 0, &ignored);
+        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK)
+        (void)kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored);
 }
 
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
@@ -318,11 +269,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SPLANS, capacity * sizeof(member_plan), 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
-        // The emulation queues straddlers' entries, the device their clip jobs.
-        if (b->host)
-            KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, arena * sizeof(uint32_t), 0, err));
-        else
-            KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, jobs * sizeof(clip_job), 0, err));
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, jobs * sizeof(clip_job), 0, err));
         jobs = b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job);
         if (jobs > 0xffffffffu)
             jobs = 0xffffffffu;
@@ -340,7 +287,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
         g.arena_capacity = (uint32_t)arena;
         g.owner = kd_gb_ptr<uint32_t>(b, KD_GB_OWNER);
-        g.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
         g.clip_jobs = kd_gb_ptr<clip_job>(b, KD_GB_CLIPJOBS);
         g.clip_capacity = (uint32_t)jobs;
         g.plans = kd_gb_ptr<member_plan>(b, KD_GB_SPLANS);
@@ -374,11 +320,24 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                     process_task(g, ws, &res, i);
                 bury(g, res.task_next, res.task_end);
                 bury_members(g, res.arena_next, res.arena_end);
-                for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++)
-                    if (copy_member(g, j))
-                        g.clip_queue[scalars->clip_count++] = j;
-                for (uint32_t q = 0; q < scalars->clip_count; q++)
-                    clip_member(g, g.clip_queue[q]);
+                // The member pass: each member copied to the children that
+                // go on, a straddler's clip job queued (and counted past the
+                // array, for the rerun's size).
+                for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++) {
+                    member_route r;
+                    const member_plan *plan = route_member(g, j, &r);
+                    if (!plan || !copy_routed(g, *plan, r, j))
+                        continue;
+                    if (scalars->clip_count < g.clip_capacity)
+                        g.clip_jobs[scalars->clip_count] = make_clip_job(*r.owner, *plan, r, j);
+                    scalars->clip_count++;
+                }
+                if (scalars->clip_count > g.clip_capacity) {
+                    scalars->clip_short = scalars->clip_count;
+                    scalars->pool_overflow = 1;
+                }
+                for (uint32_t q = 0; q < scalars->clip_count && !scalars->pool_overflow; q++)
+                    run_clip_job(g, g.clip_jobs[q]);
                 next_wave(scalars, g.task_capacity, g.arena_capacity);
             }
             free(ws);

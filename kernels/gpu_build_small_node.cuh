@@ -78,8 +78,7 @@ struct small_args {
     uint32_t task_capacity;
     member_box *arena;
     uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE
-    uint32_t *clip_queue;         // the wave's straddling entries (host emulation)
-    clip_job *clip_jobs;          // the wave's straddlers' clips (device)
+    clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit
     uint32_t arena_capacity;
     member_plan *plans;           // per task

@@ -144,12 +144,18 @@ KD_GB_HD int route_by_plan(const member_plan &plan, unsigned long long bit, memb
     return r->below || r->above;
 }
 
+// The member's arena entry in child `side`.
+KD_GB_HD uint32_t side_entry(const member_plan &plan, const member_route &r, int side)
+{
+    unsigned long long mask = side ? plan.above : plan.below;
+    return plan.at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull));
+}
+
 // The member's bounds in child `side`, at that child's arena entry for it.
 KD_GB_HD void put_side(const small_args &g, const member_plan &plan, const member_route &r, int side,
                        const member_box &box)
 {
-    unsigned long long mask = side ? plan.above : plan.below;
-    g.arena[plan.at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))] = box;
+    g.arena[side_entry(plan, r, side)] = box;
 }
 
 // Copies the member whose bounds are arena entry j along r, unless it
@@ -164,6 +170,39 @@ KD_GB_HD int copy_routed(const small_args &g, const member_plan &plan, const mem
     if (r.above)
         put_side(g, plan, r, 1, box);
     return 0;
+}
+
+// The clip job of a straddling member (arena entry `entry` of task t, routed
+// by r under plan): what the clip pass needs, without looking it up again.
+KD_GB_HD clip_job make_clip_job(const task &t, const member_plan &plan, const member_route &r, uint32_t entry)
+{
+    clip_job job;
+    for (int k = 0; k < 6; k++)
+        job.cell[k] = t.cell[k];
+    job.pos = plan.pos;
+    job.axis = plan.axis;
+    job.entry = entry;
+    job.ref = t.ref_start + (uint32_t)kd_gb_popc64(r.bit - 1ull);
+    job.at[0] = r.below ? side_entry(plan, r, 0) : KD_GB_DEAD_TASK;
+    job.at[1] = r.above ? side_entry(plan, r, 1) : KD_GB_DEAD_TASK;
+    return job;
+}
+
+// Clips a straddler once for both children, into their entries for it.
+KD_GB_HD void run_clip_job(const small_args &g, const clip_job &job)
+{
+    const member_box box = g.arena[job.entry];
+    const uint32_t tri = g.refs.tri[job.ref];
+    float child[2][6];
+    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
+    for (int side = 0; side < 2; side++) {
+        if (job.at[side] == KD_GB_DEAD_TASK)
+            continue;
+        member_box out;
+        for (int k = 0; k < 6; k++)
+            out.v[k] = child[side][k];
+        g.arena[job.at[side]] = out;
+    }
 }
 
 // Writes split `d` of task `index` into the slots reserved for it (two tasks

@@ -246,20 +246,7 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
         first = __shfl_sync(0xffffffffu, first, 0);
         if (!straddles || (size_t)first + (uint32_t)__popc(want) > g.clip_capacity)
             continue;
-        clip_job job;
-        for (int k = 0; k < 6; k++)
-            job.cell[k] = t.cell[k];
-        job.pos = plan.pos;
-        job.axis = plan.axis;
-        job.entry = t.bounds_at + c;
-        job.ref = t.ref_start + (uint32_t)kd_gb_popc64(r.bit - 1ull);
-        for (int side = 0; side < 2; side++) {
-            const unsigned long long mask = side ? plan.above : plan.below;
-            job.at[side] = (side ? r.above : r.below)
-                               ? plan.at[side] + (uint32_t)kd_gb_popc64(mask & (r.bit - 1ull))
-                               : KD_GB_DEAD_TASK;
-        }
-        g.clip_jobs[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = job;
+        g.clip_jobs[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = make_clip_job(t, plan, r, t.bounds_at + c);
     }
 }
 

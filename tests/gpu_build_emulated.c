@@ -181,6 +181,28 @@ static void test_medium(void)
         kd_tree_free(&t);
         kd_mesh_free(&mesh);
     }
+    /* A clip-job array of 16 at first: the small stage's waves queue more
+     * straddlers than that, void the run, grow it and run again, to the
+     * same tree. */
+    {
+        kd_mesh mesh;
+        gb_make_scene(&mesh, GB_SCENE_SOUP, 3000, 43);
+        kd_gpu_build_options o;
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        kd_tree ref, t;
+        kd_error err;
+        kd_gpu_build_profile prof;
+        CHECK(kd_build_gpu_emulated(&mesh, &o, &ref, &prof, &err) == KD_OK);
+        const uint32_t default_retries = prof.num_small_retries; /* its other arrays may grow too */
+        o.small_clip_jobs = 16;
+        CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
+        CHECK_MSG(prof.num_small_retries > default_retries, "16 clip jobs: %u small retries, default %u",
+                  prof.num_small_retries, default_retries);
+        CHECK(gb_trees_equal(&ref, &t));
+        kd_tree_free(&ref);
+        kd_tree_free(&t);
+        kd_mesh_free(&mesh);
+    }
     kd_gpu_build_options o;
     gb_options(&o, KD_LARGE_SPLIT_SAH);
     o.medium_min_nodes = -1;
