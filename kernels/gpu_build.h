@@ -174,6 +174,11 @@ size_t kd_gpu_builder_device_bytes(const kd_gpu_builder *builder);
 kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
                        kd_gpu_build_profile *profile, kd_error *err);
 
+/* kd_build_gpu after `warmup` untimed builds of the same mesh on the same
+ * builder (its buffers then sized, as for repeated builds). */
+kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
+                            kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err);
+
 /* The same pipeline on the CPU (see kd_gpu_builder_create). */
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,
                                 kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err);

@@ -329,23 +329,9 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
         opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
     if (o->small_threshold > 0)
         opts->small_node_threshold = o->small_threshold;
-    /* One builder for the warm-up builds and the reported one, so that the
-     * report shows a build on buffers already sized, as repeated builds run. */
-    memset(tree, 0, sizeof *tree);
-    kd_gpu_builder *builder = NULL;
-    kd_status st = kd_gpu_builder_create(&builder, 0, err);
-    if (st == KD_OK)
-        st = kd_gpu_builder_set_mesh(builder, mesh, err);
-    opts->profile = 0;
-    gpu->warmup = o->warmup;
-    for (int k = 0; k < o->warmup && st == KD_OK; k++)
-        st = kd_gpu_builder_build(builder, opts, &gpu->profile, err);
     opts->profile = o->profile;
-    if (st == KD_OK)
-        st = kd_gpu_builder_build(builder, opts, &gpu->profile, err);
-    if (st == KD_OK)
-        st = kd_gpu_builder_download(builder, tree, err);
-    kd_gpu_builder_destroy(builder);
+    gpu->warmup = o->warmup;
+    kd_status st = kd_build_gpu_warm(mesh, opts, o->warmup, tree, &gpu->profile, err);
     if (st)
         return st;
     kd_gpu_build_profile_timing(&gpu->profile, timing);

@@ -141,14 +141,19 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 
+/* One builder, `warmup` untimed builds (no profile), then the reported one. */
 static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opts, int emulate,
-                            kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
+                            int warmup, kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
 {
     memset(tree, 0, sizeof *tree);
     kd_gpu_builder *builder = NULL;
     kd_status st = kd_gpu_builder_create(&builder, emulate, err);
     if (st == KD_OK)
         st = kd_gpu_builder_set_mesh(builder, mesh, err);
+    kd_gpu_build_options untimed = *opts;
+    untimed.profile = 0;
+    for (int k = 0; k < warmup && st == KD_OK; k++)
+        st = kd_gpu_builder_build(builder, &untimed, NULL, err);
     if (st == KD_OK)
         st = kd_gpu_builder_build(builder, opts, profile, err);
     if (st == KD_OK)
@@ -160,11 +165,17 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
 kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
                        kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 0, tree, profile, err);
+    return build_once(mesh, opts, 0, 0, tree, profile, err);
+}
+
+kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
+                            kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
+{
+    return build_once(mesh, opts, 0, warmup, tree, profile, err);
 }
 
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,
                                 kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 1, tree, profile, err);
+    return build_once(mesh, opts, 1, 0, tree, profile, err);
 }
