@@ -316,9 +316,10 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
 
 // kd_resident_blocks with the builder's error report.
 template <typename Kernel>
-static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, kd_error *err)
+static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, kd_error *err,
+                                       size_t smem = 0)
 {
-    return kd_gb_cuda(err, kd_resident_blocks(kernel, threads, blocks), "resident blocks (occupancy query)");
+    return kd_gb_cuda(err, kd_resident_blocks(kernel, threads, blocks, smem), "resident blocks (occupancy query)");
 }
 
 // Atomic add on the device; under emulation elements run one at a time.

@@ -57,8 +57,12 @@ KD_GB_UNROLL
 // ---- Conservative clipping ---------------------------------------------------
 // A triangle clipped by the six planes of a box has at most 9 vertices; the
 // near-parallel rule below can repeat a point, so leave room and fall back to
-// the box when even that overflows.
-enum { KD_GB_CLIP_MAX = 24 };
+// the box when even that overflows (the device keeps polygons in shared
+// memory, 2 x KD_GB_CLIP_MAX points a thread, so room is not free).
+#ifndef KD_GB_CLIP_MAX_POINTS
+#define KD_GB_CLIP_MAX_POINTS 9 // 24, 12 and 9 clipped tests/gpu_build_clip's 1.6 million the same
+#endif
+enum { KD_GB_CLIP_MAX = KD_GB_CLIP_MAX_POINTS };
 
 // Relative size of the outward widening of clipped bounds: far above the
 // error of double-precision clipping, far below a float ulp of slack in a
@@ -95,11 +99,36 @@ KD_GB_HD int kd_gb_clip_ctz(uint32_t x)
 #endif
 }
 
-// The triangle clipped by the faces of cell that it crosses (Sutherland-
-// Hodgman in double precision): pts[cur][0..n). ok = 0 when the polygon
-// outgrew its arrays.
-struct kd_gb_polygon {
+// Where a clip keeps its polygons (two, for Sutherland-Hodgman's input and
+// output): at(b, i, k) is coordinate k of point i of polygon b. Storage only;
+// the arithmetic is the same wherever they are kept.
+// In the thread's own memory: the host, and device callers with spare room.
+struct kd_gb_poly_local {
     double pts[2][KD_GB_CLIP_MAX][3];
+    __host__ __device__ __forceinline__ double &at(int b, int i, int k) { return pts[b][i][k]; }
+};
+#if defined(__CUDACC__)
+// In shared memory, a column per thread of a block of THREADS: a thread's
+// coordinates lie THREADS doubles apart, so the lanes of a warp reach their
+// own points (different ones: lanes keep and cross differently) without
+// bank conflicts. In local memory the same stores scatter a sector per lane
+// and go through to L2: the dragon's clip passes sent 768 MB there per wave.
+template <int THREADS>
+struct kd_gb_poly_shared {
+    double *column; // the thread's first coordinate
+    __device__ __forceinline__ double &at(int b, int i, int k)
+    {
+        return column[((b * KD_GB_CLIP_MAX + i) * 3 + k) * THREADS];
+    }
+};
+#endif
+// Shared memory for a block's polygons.
+#define KD_GB_CLIP_SHARED_BYTES(threads) ((size_t)(threads) * 2u * KD_GB_CLIP_MAX * 3u * sizeof(double))
+
+// The triangle clipped by the faces of cell that it crosses (Sutherland-
+// Hodgman in double precision): polygon cur of poly, points [0, n). ok = 0
+// when the polygon outgrew its arrays.
+struct kd_gb_polygon_size {
     int n, cur, ok;
 };
 
@@ -145,12 +174,13 @@ KD_GB_UNROLL
     return 1;
 }
 
-KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
-                                 const float *cell, kd_gb_polygon *poly)
+template <typename Poly>
+KD_GB_HD kd_gb_polygon_size kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
+                                               const float *cell, Poly &poly)
 {
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
-            poly->pts[0][i][k] = (double)v[3 * i + k];
+            poly.at(0, i, k) = (double)v[3 * i + k];
     int n = 3, cur = 0, ok = 1;
     // The faces the triangle crosses (it lies on the inner side of the
     // others), taken in order. Looping over a lane's own faces, not all six
@@ -165,27 +195,25 @@ KD_GB_HD void kd_gb_clip_to_cell(const float *v, const float *tlo, const float *
         const int face = kd_gb_clip_ctz(faces);
         int a = face >> 1, upper = face & 1;
         double c = upper ? (double)cell[3 + a] : (double)cell[a];
-        const double(*in)[3] = poly->pts[cur];
-        double(*out)[3] = poly->pts[cur ^ 1];
         // One walk round the polygon keeps the vertices on the inner side
         // and reserves a place for each crossing; the crossings (two but
         // for rounding), each costing a division, follow in a loop of their
         // own, so that a warp's lanes compute them together.
-        double p[3] = {in[0][0], in[0][1], in[0][2]};
+        double p[3] = {poly.at(cur, 0, 0), poly.at(cur, 0, 1), poly.at(cur, 0, 2)};
         double pa = kd_gb_pick3(a, p[0], p[1], p[2]);
         int p_in = upper ? pa <= c : pa >= c;
         int m = 0;
         uint32_t kept = 0, crosses = 0; // vertices kept; edges whose crossing has a place
         for (int i = 0; i < n; i++) {
             const int j = i + 1 < n ? i + 1 : 0;
-            double q[3] = {in[j][0], in[j][1], in[j][2]};
+            double q[3] = {poly.at(cur, j, 0), poly.at(cur, j, 1), poly.at(cur, j, 2)};
             double qa = kd_gb_pick3(a, q[0], q[1], q[2]);
             int q_in = upper ? qa <= c : qa >= c;
             if (p_in) {
                 if (m >= KD_GB_CLIP_MAX) { ok = 0; break; }
 KD_GB_UNROLL
                 for (int k = 0; k < 3; k++)
-                    out[m][k] = p[k];
+                    poly.at(cur ^ 1, m, k) = p[k];
                 kept |= 1u << i;
                 m++;
             }
@@ -204,8 +232,8 @@ KD_GB_UNROLL
             break;
         for (uint32_t rest = crosses; rest != 0; rest &= rest - 1u) {
             const int i = kd_gb_clip_ctz(rest), j = i + 1 < n ? i + 1 : 0;
-            const double pp[3] = {in[i][0], in[i][1], in[i][2]};
-            const double qq[3] = {in[j][0], in[j][1], in[j][2]};
+            const double pp[3] = {poly.at(cur, i, 0), poly.at(cur, i, 1), poly.at(cur, i, 2)};
+            const double qq[3] = {poly.at(cur, j, 0), poly.at(cur, j, 1), poly.at(cur, j, 2)};
             double o[3];
             if (!kd_gb_clip_cross(a, c, pp, qq, o)) {
                 const int pp_in = (int)((kept >> i) & 1u);
@@ -218,14 +246,13 @@ KD_GB_UNROLL
                            kd_gb_clip_popc(crosses & ((1u << i) - 1u));
 KD_GB_UNROLL
             for (int k = 0; k < 3; k++)
-                out[at][k] = o[k];
+                poly.at(cur ^ 1, at, k) = o[k];
         }
         n = m;
         cur ^= 1;
     }
-    poly->n = n;
-    poly->cur = cur;
-    poly->ok = ok;
+    kd_gb_polygon_size size = {n, cur, ok};
+    return size;
 }
 
 // Grows the bounds lo, hi (empty until *found) by point x.
@@ -288,15 +315,15 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
     float tlo[3], thi[3], safe[6];
     double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
     kd_gb_clip_safe(box, cell, tlo, thi, safe);
-    kd_gb_polygon poly;
-    kd_gb_clip_to_cell(v, tlo, thi, cell, &poly);
+    kd_gb_poly_local poly;
+    const kd_gb_polygon_size size = kd_gb_clip_to_cell(v, tlo, thi, cell, poly);
     double dlo[3], dhi[3];
-    int found = poly.ok && poly.n > 0; // rounding can empty (or overflow) the polygon
+    int found = size.ok && size.n > 0; // rounding can empty (or overflow) the polygon
     for (int k = 0; k < 3 && found; k++) {
-        dlo[k] = dhi[k] = poly.pts[poly.cur][0][k];
-        for (int i = 1; i < poly.n; i++) {
-            dlo[k] = fmin(dlo[k], poly.pts[poly.cur][i][k]);
-            dhi[k] = fmax(dhi[k], poly.pts[poly.cur][i][k]);
+        dlo[k] = dhi[k] = poly.pts[size.cur][0][k];
+        for (int i = 1; i < size.n; i++) {
+            dlo[k] = fmin(dlo[k], poly.pts[size.cur][i][k]);
+            dhi[k] = fmax(dhi[k], poly.pts[size.cur][i][k]);
         }
     }
     kd_gb_clip_finish(found, dlo, dhi, mag, safe, box);
@@ -307,9 +334,11 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
 // bounds of its part in the below child, child[1] in the above one. The
 // polygon is clipped to cell once, then cut by the plane; a grazing edge
 // keeps both its ends on both sides (they enclose the true crossing).
-__attribute__((unused)) static __host__ __device__ __noinline__ void
-kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, float pos,
-                 float (*child)[6])
+// The polygons go in poly (kd_gb_clip_split below: the thread's own memory).
+template <typename Poly>
+static __host__ __device__ __forceinline__ void kd_gb_clip_split_in(Poly &poly, const float *v, const float *cell,
+                                                                    const float *box, int axis, float pos,
+                                                                    float (*child)[6])
 {
     float tlo[3], thi[3], safe[2][6];
     double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
@@ -318,27 +347,25 @@ kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, 
         kd_gb_child_cell(cell, axis, pos, side, child_cell);
         kd_gb_clip_safe(box, child_cell, tlo, thi, safe[side]);
     }
-    kd_gb_polygon poly;
-    kd_gb_clip_to_cell(v, tlo, thi, cell, &poly);
+    const kd_gb_polygon_size size = kd_gb_clip_to_cell(v, tlo, thi, cell, poly);
     // The bounds of each side's points, in registers (no side index).
     double lo0[3], hi0[3], lo1[3], hi1[3];
     int found0 = 0, found1 = 0;
     const double c = (double)pos, near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
     const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);
-    if (poly.ok && poly.n > 0) {
-        const double(*pts)[3] = poly.pts[poly.cur];
-        const int n = poly.n;
+    if (size.ok && size.n > 0) {
+        const int n = size.n, cur = size.cur;
         // Each point goes to the sides it lies on, both where it lies within
         // rounding of the plane (the polygon's computed points may have
         // strayed from it); the crossings of edges whose ends lie strictly
         // on opposite sides go to both, after the points (in a loop of their
         // own, as in the cell clip).
-        double p[3] = {pts[0][0], pts[0][1], pts[0][2]};
+        double p[3] = {poly.at(cur, 0, 0), poly.at(cur, 0, 1), poly.at(cur, 0, 2)};
         double pa = kd_gb_pick3(axis, p[0], p[1], p[2]);
         uint32_t crosses = 0;
         for (int i = 0; i < n; i++) {
             const int j = i + 1 < n ? i + 1 : 0;
-            double q[3] = {pts[j][0], pts[j][1], pts[j][2]};
+            double q[3] = {poly.at(cur, j, 0), poly.at(cur, j, 1), poly.at(cur, j, 2)};
             double qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
             if (pa <= c_below)
                 kd_gb_clip_grow(lo0, hi0, &found0, p);
@@ -352,8 +379,8 @@ KD_GB_UNROLL
         }
         for (uint32_t rest = crosses; rest != 0; rest &= rest - 1u) {
             const int i = kd_gb_clip_ctz(rest), j = i + 1 < n ? i + 1 : 0;
-            const double pp[3] = {pts[i][0], pts[i][1], pts[i][2]};
-            const double qq[3] = {pts[j][0], pts[j][1], pts[j][2]};
+            const double pp[3] = {poly.at(cur, i, 0), poly.at(cur, i, 1), poly.at(cur, i, 2)};
+            const double qq[3] = {poly.at(cur, j, 0), poly.at(cur, j, 1), poly.at(cur, j, 2)};
             double cross[3];
             if (kd_gb_clip_cross(axis, c, pp, qq, cross)) {
                 kd_gb_clip_grow(lo0, hi0, &found0, cross);
@@ -368,6 +395,27 @@ KD_GB_UNROLL
     }
     kd_gb_clip_finish(found0, lo0, hi0, mag, safe[0], child[0]);
     kd_gb_clip_finish(found1, lo1, hi1, mag, safe[1], child[1]);
+}
+
+// kd_gb_clip_split_in with the polygons in the thread's own memory. Not
+// inlined: only straddling lanes call it, and its polygons would otherwise
+// weigh on every caller's registers.
+__attribute__((unused)) static __host__ __device__ __noinline__ void
+kd_gb_clip_split(const float *v, const float *cell, const float *box, int axis, float pos,
+                 float (*child)[6])
+{
+    kd_gb_poly_local poly;
+    kd_gb_clip_split_in(poly, v, cell, box, axis, pos, child);
+}
+
+// Polygons in the thread's own memory by a call to kd_gb_clip_split (for
+// callers that clip now and then: their registers are spared the clip's).
+struct kd_gb_poly_call {};
+static __host__ __device__ __forceinline__ void kd_gb_clip_split_in(kd_gb_poly_call &, const float *v,
+                                                                    const float *cell, const float *box,
+                                                                    int axis, float pos, float (*child)[6])
+{
+    kd_gb_clip_split(v, cell, box, axis, pos, child);
 }
 
 // The cell a split at `axis` cut into child_cell[0] (below) and [1] (above).

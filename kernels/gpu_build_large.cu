@@ -92,8 +92,10 @@ struct scatter {
     }
 
     // Clips straddling split output j to its child's box and files it (its
-    // other copy, elsewhere in the split's output, clips on its own).
-    __host__ __device__ void clip(uint32_t j) const
+    // other copy, elsewhere in the split's output, clips on its own); the
+    // clip's polygons in poly.
+    template <typename Poly>
+    __host__ __device__ void clip(uint32_t j, Poly &poly) const
     {
         const kd_gb_route *r;
         int side;
@@ -104,7 +106,7 @@ struct scatter {
         // One side of the small stage's clip for both (the same bounds, bit
         // for bit, as the medium stage's, which clips once for both copies).
         kd_gb_parent_cell(r->child_cell, r->axis, cell);
-        kd_gb_clip_split(tri_verts + 9 * (size_t)split_out.tri[j], cell, box, r->axis, r->pos, child);
+        kd_gb_clip_split_in(poly, tri_verts + 9 * (size_t)split_out.tri[j], cell, box, r->axis, r->pos, child);
         put(j, *r, side, side ? child[1] : child[0]);
     }
 };
@@ -131,19 +133,25 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
             straddles = f.file(j);
         else if (j < n)
             f.copy_leaf(j - num_out);
-        if (QUEUE)
+        if (QUEUE) {
             kd_gb_warp_append(f.clip_count, f.clip_queue, straddles, j);
-        else if (straddles)
-            f.clip(j);
+        } else if (straddles) {
+            kd_gb_poly_call own;
+            f.clip(j, own);
+        }
     }
 }
 
+// The queued clips, a thread each, the polygons in shared memory
+// (KD_GB_CLIP_SHARED_BYTES a block).
 __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) large_clip_kernel(scatter f)
 {
+    extern __shared__ double large_polygons[];
+    kd_gb_poly_shared<KD_GB_MAP_BLOCK> poly = {large_polygons + threadIdx.x};
     kd_wait_prior();
     const uint32_t count = *f.clip_count;
     for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        f.clip(f.clip_queue[q]);
+        f.clip(f.clip_queue[q], poly);
 }
 
 // Levels of at least this many references queue their straddlers (H200:
@@ -160,9 +168,10 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
 {
     if (b->host) {
         const uint32_t num_out = *f.split_total;
+        kd_gb_poly_local poly;
         for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
             if (f.file(j))
-                f.clip(j);
+                f.clip(j, poly);
         for (uint32_t i = 0; i < num_in; i++)
             f.copy_leaf(i);
         return KD_OK;
@@ -173,7 +182,9 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
                           "scattering references");
     KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
                          "scattering references"));
-    return kd_gb_cuda(err, kd_launch_dependent(large_clip_kernel, clip_blocks, KD_GB_MAP_BLOCK, 0, b->stream, f),
+    return kd_gb_cuda(err,
+                      kd_launch_dependent(large_clip_kernel, clip_blocks, KD_GB_MAP_BLOCK,
+                                          KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK), b->stream, f),
                       "clipping straddling references");
 }
 
@@ -272,8 +283,13 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         budget = KD_GB_MIN_ALLOWANCE;
     int num_bins = o->sah_bins;
     uint32_t clip_blocks = 0;
-    if (!b->host)
-        KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, KD_GB_MAP_BLOCK, &clip_blocks, err));
+    if (!b->host) {
+        KD_GB_TRY(kd_gb_cuda(err, cudaFuncSetAttribute(large_clip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                        (int)KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK)),
+                             "large clip shared memory"));
+        KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, KD_GB_MAP_BLOCK, &clip_blocks, err,
+                                        KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK)));
+    }
 
     const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
 

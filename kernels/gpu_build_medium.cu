@@ -178,13 +178,15 @@ KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node,
 }
 
 // Both children's bounds of straddler tri (bounds box in the node), by one
-// clip (kd_gb_clip_split, as the large and small stages).
+// clip (kd_gb_clip_split_in, as the large and small stages), its polygons
+// in poly.
+template <typename Poly>
 KD_GB_HD void clip_both(const medium_args &g, const medium_route &r, uint32_t tri, const float *box,
-                        float (*child)[6])
+                        float (*child)[6], Poly &poly)
 {
     float cell[6];
     kd_gb_parent_cell(r.child_cell, r.c.axis, cell);
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, cell, box, r.c.axis, r.c.pos, child);
+    kd_gb_clip_split_in(poly, g.tri_verts + 9 * (size_t)tri, cell, box, r.c.axis, r.c.pos, child);
 }
 
 // Files one output of the node: the reference (tri, box) goes to `side` at
@@ -256,8 +258,10 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
         for (int s = 0; s < 2; s++)
             for (int k = 0; k < 6; k++)
                 child[s][k] = box[k];
-        if (side == KD_SIDE_BOTH)
-            clip_both(g, r, g.refs.tri[i], box, child);
+        if (side == KD_SIDE_BOTH) {
+            kd_gb_poly_call own;
+            clip_both(g, r, g.refs.tri[i], box, child, own);
+        }
         for (int s = 0; s < 2; s++) {
             if (!((side >> s) & 1u))
                 continue;
@@ -351,7 +355,10 @@ __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &w
         const uint32_t tri = __ldcg(g.refs.tri + job.x);
         float box[6], child[2][6];
         load_box(g.refs, job.x, box);
-        clip_both(g, ws.route, tri, box, child);
+        // The polygons in the kernel's dynamic shared memory (KD_GB_CLIP_SHARED_BYTES).
+        extern __shared__ double medium_polygons[];
+        kd_gb_poly_shared<MED_THREADS> poly = {medium_polygons + threadIdx.x};
+        clip_both(g, ws.route, tri, box, child, poly);
 #pragma unroll
         for (int s = 0; s < 2; s++) {
             const uint32_t word = s ? job.z : job.y;
@@ -699,14 +706,19 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                                                  b->stream),
                             "resetting the medium stage");
             uint32_t blocks = 0;
+            const size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
             if (st == KD_OK)
-                st = kd_gb_resident_blocks(medium_kernel, MED_THREADS, &blocks, err);
+                st = kd_gb_cuda(err, cudaFuncSetAttribute(medium_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                          (int)smem),
+                                "medium-stage shared memory");
+            if (st == KD_OK)
+                st = kd_gb_resident_blocks(medium_kernel, MED_THREADS, &blocks, err, smem);
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream,
                                                          g.ready, g.task_capacity, num_nodes),
                                 "medium-stage queue");
             if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_launch_dependent(medium_kernel, blocks, MED_THREADS, 0, b->stream, g),
+                st = kd_gb_cuda(err, kd_launch_dependent(medium_kernel, blocks, MED_THREADS, smem, b->stream, g),
                                 "medium-node stage");
 #endif
         }

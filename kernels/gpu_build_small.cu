@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         bury(g, unused + lane, unused + lane + 1u);
 }
 
-enum { CLIP_THREADS = 256 };
+enum { CLIP_THREADS = 128 };
 
 // Between waves: the next wave is every task appended by this one, and its
 // members the entries reserved by it. Slots are taken in chunks, so a count
@@ -191,19 +191,23 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
     scalars->wave_next = scalars->wave_begin;
 }
 
-// The clip pass: a thread per queued straddler. The last block to finish
-// then moves the stage on to the next wave (a kernel of its own for that
-// cost a launch per wave, an empty wave's in full): every block has read
-// the queue's count before it counts itself done, so zeroing it is safe.
+// The clip pass: a thread per queued straddler, its polygons in shared
+// memory (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: four to an SM).
+// The last block to finish then moves the stage on to the next wave (a
+// kernel of its own for that cost a launch per wave, an empty wave's in
+// full): every block has read the queue's count before it counts itself
+// done, so zeroing it is safe.
 #ifndef KD_GB_CLIP_MIN_BLOCKS
-#define KD_GB_CLIP_MIN_BLOCKS 1 // 4 (64 registers) spilled and ran the dragon 20% slower (member pass before the queue); H100, queue only: 2 (128 registers, no spills) dragon 2% slower, 3 (80, spills) 7%
+#define KD_GB_CLIP_MIN_BLOCKS 4 // caps registers at 128 (98 used); polygons in local memory, 256 threads: 4 blocks spilled, 20% slower
 #endif
 __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
+    extern __shared__ double clip_polygons[];
+    kd_gb_poly_shared<CLIP_THREADS> poly = {clip_polygons + threadIdx.x};
     kd_wait_prior();
     const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->clip_count;
     for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        run_clip_job(g, g.clip_jobs[q]);
+        run_clip_job(g, g.clip_jobs[q], poly);
     __syncthreads();
     if (threadIdx.x == 0 && atomicAdd(&g.scalars->clip_blocks_done, 1u) == gridDim.x - 1u) {
         g.scalars->clip_blocks_done = 0;
@@ -311,6 +315,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             scalars->clip_count = 0;
             scalars->wave_next = 0;
             scalars->wave_count = 0;
+            kd_gb_poly_local poly;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
@@ -337,7 +342,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                     scalars->pool_overflow = 1;
                 }
                 for (uint32_t q = 0; q < scalars->clip_count && !scalars->pool_overflow; q++)
-                    run_clip_job(g, g.clip_jobs[q]);
+                    run_clip_job(g, g.clip_jobs[q], poly);
                 next_wave(scalars, g.task_capacity, g.arena_capacity);
             }
             free(ws);
@@ -351,12 +356,16 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                  "resetting the small stage"));
             uint32_t blocks = 0, clip_blocks = 0;
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
-            KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err));
+            const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
+            KD_GB_TRY(kd_gb_cuda(
+                err, cudaFuncSetAttribute(clip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)clip_smem),
+                "clip pass shared memory"));
+            KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
             for (uint32_t w = 0; w < waves; w++) {
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
                                      "small-node wave"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NODES);
-                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, 0, b->stream, g),
+                KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, clip_smem, b->stream, g),
                                      "small-node wave clipping"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_CLIP);
             }

@@ -188,13 +188,15 @@ KD_GB_HD clip_job make_clip_job(const task &t, const member_plan &plan, const me
     return job;
 }
 
-// Clips a straddler once for both children, into their entries for it.
-KD_GB_HD void run_clip_job(const small_args &g, const clip_job &job)
+// Clips a straddler once for both children, into their entries for it
+// (the clip's polygons in poly: shared memory on the device).
+template <typename Poly>
+KD_GB_HD void run_clip_job(const small_args &g, const clip_job &job, Poly &poly)
 {
     const member_box box = g.arena[job.entry];
     const uint32_t tri = g.refs.tri[job.ref];
     float child[2][6];
-    kd_gb_clip_split(g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
+    kd_gb_clip_split_in(poly, g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
     for (int side = 0; side < 2; side++) {
         if (job.at[side] == KD_GB_DEAD_TASK)
             continue;

@@ -61,16 +61,16 @@ static inline cudaError_t kd_device_attribute(cudaDeviceAttr attr, int *value)
     return e == cudaSuccess ? cudaDeviceGetAttribute(value, attr, device) : e;
 }
 
-// The blocks of `threads` (no dynamic shared memory) that fit on the current
+// The blocks of `threads` (and smem bytes of dynamic shared memory) that fit on the current
 // device at once: a grid-stride kernel launched with exactly these leaves no
 // partial second round, and a cooperative one may use a grid barrier.
 template <typename Kernel>
-static cudaError_t kd_resident_blocks(Kernel kernel, int threads, uint32_t *blocks)
+static cudaError_t kd_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, size_t smem = 0)
 {
     int num_sms = 0, per_sm = 0;
     cudaError_t e = kd_device_attribute(cudaDevAttrMultiProcessorCount, &num_sms);
     if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
     if (e == cudaSuccess)
         *blocks = (uint32_t)num_sms * (uint32_t)(per_sm > 0 ? per_sm : 1);
     return e;
