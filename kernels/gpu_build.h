@@ -175,9 +175,13 @@ kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd
                        kd_gpu_build_profile *profile, kd_error *err);
 
 /* kd_build_gpu after `warmup` untimed builds of the same mesh on the same
- * builder (its buffers then sized, as for repeated builds). */
+ * builder (its buffers then sized, as for repeated builds). first_build_ms
+ * (may be NULL): the host wall time of the builder's first build, warm-up or
+ * not, which also loads the kernels (CUDA loads them lazily) and sizes the
+ * buffers. */
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
-                            kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err);
+                            kd_tree *tree, kd_gpu_build_profile *profile, double *first_build_ms,
+                            kd_error *err);
 
 /* The same pipeline on the CPU (see kd_gpu_builder_create). */
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,

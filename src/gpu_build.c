@@ -141,9 +141,11 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 
-/* One builder, `warmup` untimed builds (no profile), then the reported one. */
+/* One builder, `warmup` untimed builds (no profile), then the reported one;
+ * *first_ms (may be NULL): the first build's host wall time. */
 static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opts, int emulate,
-                            int warmup, kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
+                            int warmup, kd_tree *tree, kd_gpu_build_profile *profile, double *first_ms,
+                            kd_error *err)
 {
     memset(tree, 0, sizeof *tree);
     kd_gpu_builder *builder = NULL;
@@ -152,10 +154,16 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
         st = kd_gpu_builder_set_mesh(builder, mesh, err);
     kd_gpu_build_options untimed = *opts;
     untimed.profile = 0;
+    kd_gpu_build_profile first, reported;
+    memset(&first, 0, sizeof first);
     for (int k = 0; k < warmup && st == KD_OK; k++)
-        st = kd_gpu_builder_build(builder, &untimed, NULL, err);
+        st = kd_gpu_builder_build(builder, &untimed, k == 0 ? &first : NULL, err);
+    if (!profile)
+        profile = &reported;
     if (st == KD_OK)
         st = kd_gpu_builder_build(builder, opts, profile, err);
+    if (st == KD_OK && first_ms)
+        *first_ms = warmup > 0 ? first.build_ms : profile->build_ms;
     if (st == KD_OK)
         st = kd_gpu_builder_download(builder, tree, err);
     kd_gpu_builder_destroy(builder);
@@ -165,17 +173,18 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
 kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
                        kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 0, 0, tree, profile, err);
+    return build_once(mesh, opts, 0, 0, tree, profile, NULL, err);
 }
 
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
-                            kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
+                            kd_tree *tree, kd_gpu_build_profile *profile, double *first_build_ms,
+                            kd_error *err)
 {
-    return build_once(mesh, opts, 0, warmup, tree, profile, err);
+    return build_once(mesh, opts, 0, warmup, tree, profile, first_build_ms, err);
 }
 
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,
                                 kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 1, 0, tree, profile, err);
+    return build_once(mesh, opts, 1, 0, tree, profile, NULL, err);
 }

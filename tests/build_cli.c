@@ -151,7 +151,12 @@ int main(void)
         CHECK(run(args) == 0 && file_has(g_out, "\"builder\": \"gpu\"") &&
               file_has(g_out, "\"num_reduce_calls\""));
         snprintf(args, sizeof args, "build '%s' --device gpu --small-threshold 8 --json -", scene);
-        CHECK(run(args) == 0 && file_has(g_out, "\"small_node_threshold\": 8"));
+        CHECK(run(args) == 0 && file_has(g_out, "\"small_node_threshold\": 8") &&
+              file_has(g_out, "\"warmup_builds\": 1") && file_has(g_out, "\"gpu_first_build_ms\""));
+        snprintf(args, sizeof args, "build '%s' --device gpu", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "after 1 untimed warm-up build of the same mesh; the first build"));
+        snprintf(args, sizeof args, "build '%s' --device gpu --warmup 0", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "build timed as the builder's first"));
     }
     snprintf(args, sizeof args, "build '%s' --device bogus", scene);
     CHECK(run(args) == 2 && file_has(g_err, "expected gpu, cpu or auto"));
