@@ -199,12 +199,25 @@ void check_bounds(const char *what, int kind, const float *v, const float *cell,
     }
 }
 
-void run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
+// Whether the polygon of v clipped to cell outgrew its KD_GB_CLIP_MAX
+// points (the clip then falls back to the box, looser but safe).
+bool outgrows(const float *v, const float *cell)
+{
+    float tlo[3], thi[3];
+    kd_gb_clip_prepare(v, cell, tlo, thi);
+    kd_gb_poly_local poly;
+    return !kd_gb_clip_to_cell(v, tlo, thi, cell, poly).ok;
+}
+
+// Returns how many of the kind's polygons outgrew their points.
+int run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
 {
     rng r = {0x9e3779b97f4a7c15ull * (uint64_t)(kind + 1)};
+    int outgrown = 0;
     for (int c = 0; c < num_cases; c++) {
         float v[9], cell[6];
         make_case(r, kind, v, cell);
+        outgrown += outgrows(v, cell);
         float box[6]; // the triangle's own bounds: what the root holds
         for (int k = 0; k < 3; k++) {
             box[k] = std::fmin(v[k], std::fmin(v[3 + k], v[6 + k]));
@@ -227,6 +240,7 @@ void run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
             check_bounds("kd_gb_clip_split", kind, v, child_cell, child[side], split_tally);
         }
     }
+    return outgrown;
 }
 
 } // namespace
@@ -236,11 +250,21 @@ int main()
     const int num_cases = std::getenv("KD_TEST_QUICK") ? 20000 : 200000;
     for (int kind = 0; kind < NUM_KINDS; kind++) {
         tally bounds_tally = {0, 0, 0, 0.0}, split_tally = {0, 0, 0, 0.0};
-        run_kind(kind, num_cases, &bounds_tally, &split_tally);
+        const int outgrown = run_kind(kind, num_cases, &bounds_tally, &split_tally);
         std::printf("%-15s %7d clips, %5d wider than the widening (worst %.3g of the magnitude); "
-                    "%7d split children, %5d wider (worst %.3g)\n",
+                    "%7d split children, %5d wider (worst %.3g); %d polygons past %d points\n",
                     kind_names[kind], bounds_tally.cases, bounds_tally.loose, bounds_tally.worst_loose,
-                    split_tally.cases, split_tally.loose, split_tally.worst_loose);
+                    split_tally.cases, split_tally.loose, split_tally.worst_loose, outgrown,
+                    (int)KD_GB_CLIP_MAX);
+        // A box's six planes make at most 9 points of a triangle; the
+        // arrays hold KD_GB_CLIP_MAX (9): past that only by rounding, which
+        // these cases, awkward ones included, never reach.
+        g_checks++;
+        if (outgrown != 0) {
+            g_failures++;
+            std::fprintf(stderr, "%s: %d polygons outgrew %d points\n", kind_names[kind], outgrown,
+                         (int)KD_GB_CLIP_MAX);
+        }
         // Generic shapes clip as tight as the widening. The awkward ones
         // may clip looser, rarely: an edge that crosses a face at a grazing
         // angle keeps its outside end (the crossing lies between its ends).
