@@ -58,6 +58,8 @@ typedef struct kd_gpu_build_options {
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
     uint32_t small_clip_jobs;       /* 0: sized from the small references; else the first size of the
                                        small stage's clip-job array (grown on demand; tests: its growth) */
+    int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory,
+                                       as on GPUs without room in shared memory (tests: that path) */
     int profile;                    /* 1: time stages and reductions with CUDA events */
 } kd_gpu_build_options;
 

@@ -143,11 +143,13 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
 }
 
 // The queued clips, a thread each, the polygons in shared memory
-// (KD_GB_CLIP_SHARED_BYTES a block).
-__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) large_clip_kernel(scatter f)
+// (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: every GPU since sm_75
+// allows that a block; four blocks fit an H100 SM).
+enum { LARGE_CLIP_THREADS = 128 };
+__global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter f)
 {
     extern __shared__ double large_polygons[];
-    kd_gb_poly_shared<KD_GB_MAP_BLOCK> poly = {large_polygons + threadIdx.x};
+    kd_gb_poly_shared<LARGE_CLIP_THREADS> poly = {large_polygons + threadIdx.x};
     kd_wait_prior();
     const uint32_t count = *f.clip_count;
     for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
@@ -183,8 +185,8 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
     KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
                          "scattering references"));
     return kd_gb_cuda(err,
-                      kd_launch_dependent(large_clip_kernel, clip_blocks, KD_GB_MAP_BLOCK,
-                                          KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK), b->stream, f),
+                      kd_launch_dependent(large_clip_kernel, clip_blocks, LARGE_CLIP_THREADS,
+                                          KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS), b->stream, f),
                       "clipping straddling references");
 }
 
@@ -285,10 +287,10 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     uint32_t clip_blocks = 0;
     if (!b->host) {
         KD_GB_TRY(kd_gb_cuda(err, cudaFuncSetAttribute(large_clip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                        (int)KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK)),
+                                                        (int)KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)),
                              "large clip shared memory"));
-        KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, KD_GB_MAP_BLOCK, &clip_blocks, err,
-                                        KD_GB_CLIP_SHARED_BYTES(KD_GB_MAP_BLOCK)));
+        KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &clip_blocks, err,
+                                        KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
     }
 
     const kd_gb_plan_params pp = kd_gb_plan_params_from(o);

@@ -347,6 +347,7 @@ __device__ __forceinline__ void for_each_box(const medium_args &g, uint32_t firs
 // Clips and files the ring's jobs [head, head + count), a lane each (one
 // clip for both copies of a straddler), and folds the clipped boxes into
 // the lane's bounds of the large children.
+template <bool SHARED_POLYGONS>
 __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &ws, uint32_t head,
                                       uint32_t count, uint32_t lane, float (*child_t)[6])
 {
@@ -355,10 +356,16 @@ __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &w
         const uint32_t tri = __ldcg(g.refs.tri + job.x);
         float box[6], child[2][6];
         load_box(g.refs, job.x, box);
-        // The polygons in the kernel's dynamic shared memory (KD_GB_CLIP_SHARED_BYTES).
-        extern __shared__ double medium_polygons[];
-        kd_gb_poly_shared<MED_THREADS> poly = {medium_polygons + threadIdx.x};
-        clip_both(g, ws.route, tri, box, child, poly);
+        // The polygons in the kernel's dynamic shared memory
+        // (KD_GB_CLIP_SHARED_BYTES), or in the lane's own.
+        if constexpr (SHARED_POLYGONS) {
+            extern __shared__ double medium_polygons[];
+            kd_gb_poly_shared<MED_THREADS> poly = {medium_polygons + threadIdx.x};
+            clip_both(g, ws.route, tri, box, child, poly);
+        } else {
+            kd_gb_poly_call own;
+            clip_both(g, ws.route, tri, box, child, own);
+        }
 #pragma unroll
         for (int s = 0; s < 2; s++) {
             const uint32_t word = s ? job.z : job.y;
@@ -370,6 +377,7 @@ __device__ __forceinline__ void drain(const medium_args &g, const warp_shared &w
     }
 }
 
+template <bool SHARED_POLYGONS>
 __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t index, uint32_t lane)
 {
     const unsigned all = 0xffffffffu;
@@ -503,12 +511,12 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
             tail += (uint32_t)__popc(clips);
             __syncwarp();
             for (; tail - head >= 32; head += 32)
-                drain(g, ws, head, 32, lane, child_t);
+                drain<SHARED_POLYGONS>(g, ws, head, 32, lane, child_t);
             __syncwarp();
         }
     }
     if (ok && tail != head)
-        drain(g, ws, head, tail - head, lane, child_t);
+        drain<SHARED_POLYGONS>(g, ws, head, tail - head, lane, child_t);
 
     // The large children's bounds, then publish them (their references and
     // records are written: fence), then count this node done.
@@ -546,6 +554,9 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
 // Persistent warps: each claims the next task in queue order and waits until
 // it is ready or no task is live (then the stage is done). Every claimed
 // task is made by a running warp or marked dead, so the waits end.
+// SHARED_POLYGONS: the clips' polygons in the launch's dynamic shared memory
+// (where a block may have that much beside the kernel's own: sm_80, sm_90).
+template <bool SHARED_POLYGONS>
 __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kernel(medium_args g)
 {
     __shared__ warp_shared shared[MED_WARPS];
@@ -576,7 +587,7 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
         index = __shfl_sync(0xffffffffu, index, 0);
         if (index == KD_GB_NONE)
             return;
-        process_warp(g, ws, index, lane);
+        process_warp<SHARED_POLYGONS>(g, ws, index, lane);
     }
 }
 
@@ -706,19 +717,31 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                                                  b->stream),
                             "resetting the medium stage");
             uint32_t blocks = 0;
-            const size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
+            // The clips' polygons in shared memory where a block may have
+            // them beside the kernel's own, else in the lanes' own memory.
+            size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
+            int optin = 0;
+            cudaFuncAttributes attr;
             if (st == KD_OK)
-                st = kd_gb_cuda(err, cudaFuncSetAttribute(medium_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                st = kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes");
+            if (st == KD_OK)
+                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin),
+                                "shared memory per block");
+            if (st == KD_OK && (attr.sharedSizeBytes + smem > (size_t)optin || o->medium_local_polygons))
+                smem = 0;
+            void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
+            if (st == KD_OK && smem > 0)
+                st = kd_gb_cuda(err, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                           (int)smem),
                                 "medium-stage shared memory");
             if (st == KD_OK)
-                st = kd_gb_resident_blocks(medium_kernel, MED_THREADS, &blocks, err, smem);
+                st = kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem);
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream,
                                                          g.ready, g.task_capacity, num_nodes),
                                 "medium-stage queue");
             if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_launch_dependent(medium_kernel, blocks, MED_THREADS, smem, b->stream, g),
+                st = kd_gb_cuda(err, kd_launch_dependent(kernel, blocks, MED_THREADS, smem, b->stream, g),
                                 "medium-node stage");
 #endif
         }

@@ -84,6 +84,7 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->medium_max_refs = 2048;
     opts->max_device_bytes = 0;
     opts->small_clip_jobs = 0;
+    opts->medium_local_polygons = 0;
     opts->profile = 0;
 }
 
