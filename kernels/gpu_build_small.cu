@@ -77,7 +77,7 @@ KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member
 struct init_tasks {
     const kd_gb_small_root *roots;
     task *tasks;
-    uint32_t *owner;
+    uint32_t *owner; // NULL on the device (only the emulation's member pass reads it)
 
     __host__ __device__ void operator()(uint32_t r) const
     {
@@ -95,7 +95,7 @@ struct init_tasks {
         t.bad_refines = (uint16_t)root.bad_refines;
         t.allowance = root.allowance;
         tasks[r] = t;
-        for (uint32_t c = 0; c < root.ref_count && c < 64u; c++)
+        for (uint32_t c = 0; owner && c < root.ref_count && c < 64u; c++)
             owner[root.ref_start + c] = r;
     }
 };
@@ -114,7 +114,8 @@ struct init_arena {
             box.v[3 + a] = refs.hi[a][j];
         }
         arena[j] = box;
-        owner[j] = KD_GB_NONE; // until its root claims it
+        if (owner)
+            owner[j] = KD_GB_NONE; // until its root claims it
     }
 };
 
@@ -232,7 +233,7 @@ static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_sc
         kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored) == KD_OK)
         (void)kd_gb_ensure(b, KD_GB_SPLANS, tasks * sizeof(member_plan), 0, &ignored);
     if (members > g->arena_capacity &&
-        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK)
+        kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored) == KD_OK && b->host)
         (void)kd_gb_ensure(b, KD_GB_OWNER, members * sizeof(uint32_t), 0, &ignored);
 }
 
@@ -272,7 +273,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         capacity = b->buf[KD_GB_STASKS].bytes / sizeof(task);
         arena = b->buf[KD_GB_ARENA].bytes / sizeof(member_box);
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SPLANS, capacity * sizeof(member_plan), 0, err));
-        KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
+        if (b->host) // the entries' tasks, for the emulation's member pass
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_OWNER, arena * sizeof(uint32_t), 0, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, jobs * sizeof(clip_job), 0, err));
         jobs = b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job);
         if (jobs > 0xffffffffu)
@@ -290,7 +292,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         g.task_capacity = (uint32_t)capacity;
         g.arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
         g.arena_capacity = (uint32_t)arena;
-        g.owner = kd_gb_ptr<uint32_t>(b, KD_GB_OWNER);
+        g.owner = b->host ? kd_gb_ptr<uint32_t>(b, KD_GB_OWNER) : NULL;
         g.clip_jobs = kd_gb_ptr<clip_job>(b, KD_GB_CLIPJOBS);
         g.clip_capacity = (uint32_t)jobs;
         g.plans = kd_gb_ptr<member_plan>(b, KD_GB_SPLANS);

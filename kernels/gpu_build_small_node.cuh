@@ -77,7 +77,7 @@ struct small_args {
     task *tasks;
     uint32_t task_capacity;
     member_box *arena;
-    uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE
+    uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE (emulation only; NULL on the device)
     clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit
     uint32_t arena_capacity;
