@@ -73,6 +73,8 @@ def main():
     ap.add_argument('ncu_csv')
     ap.add_argument('--top', type=int, default=30)
     ap.add_argument('--kernel', default='', help='only kernels whose name contains this')
+    ap.add_argument('--by', choices=('stalls', 'executed'), default='stalls',
+                    help='order the lines by stall samples (default) or executed instructions')
     args = ap.parse_args()
     funcs = read_sass(args.sass)
     for kernel, rows in read_ncu(args.ncu_csv):
@@ -100,7 +102,8 @@ def main():
         all_executed = sum(t[1] for t in totals.values()) or 1
         print(f'== {kernel}: {len(rows)} instructions ({mismatched} not matched to the SASS, e.g. from another build), '
               f'{all_executed} executed, {all_samples} stall samples')
-        for (file, line), (samples, executed) in sorted(totals.items(), key=lambda t: -t[1][0])[:args.top]:
+        column = 0 if args.by == 'stalls' else 1
+        for (file, line), (samples, executed) in sorted(totals.items(), key=lambda t: -t[1][column])[:args.top]:
             print(f'  {file:32s} {line:5d}  stall samples {100 * samples / all_samples:5.1f}%  '
                   f'executed {100 * executed / all_executed:5.1f}%')
 
