@@ -314,11 +314,16 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
     return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
 }
 
-// kd_resident_blocks with the builder's error report.
+// kd_resident_blocks with the builder's error report. A kernel launched
+// with smem bytes of dynamic shared memory is allowed that much first (CUDA
+// refuses launches past 48 KB without it).
 template <typename Kernel>
 static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blocks, kd_error *err,
                                        size_t smem = 0)
 {
+    if (smem > 0)
+        KD_GB_TRY(kd_gb_cuda(err, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+                             "dynamic shared memory (kernel attribute)"));
     return kd_gb_cuda(err, kd_resident_blocks(kernel, threads, blocks, smem), "resident blocks (occupancy query)");
 }
 
@@ -359,11 +364,10 @@ static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned lon
 }
 
 #if defined(__CUDACC__)
-// Appends `value` to queue (at *count, which it advances) for each lane whose
-// `wants` is set, in lane order, with one atomic per warp. The whole warp
-// calls this.
-static __device__ __forceinline__ void kd_gb_warp_append(uint32_t *count, uint32_t *queue, int wants,
-                                                         uint32_t value)
+// The queue slot of each lane whose `wants` is set (at *count, which it
+// advances), in lane order, with one atomic per warp; KD_GB_NONE for the
+// others. The whole warp calls this.
+static __device__ __forceinline__ uint32_t kd_gb_warp_slot(uint32_t *count, int wants)
 {
     const uint32_t lane = threadIdx.x & 31u;
     const unsigned want = __ballot_sync(0xffffffffu, wants);
@@ -371,8 +375,17 @@ static __device__ __forceinline__ void kd_gb_warp_append(uint32_t *count, uint32
     if (lane == 0 && want != 0)
         first = atomicAdd(count, (uint32_t)__popc(want));
     first = __shfl_sync(0xffffffffu, first, 0);
+    return wants ? first + (uint32_t)__popc(want & ((1u << lane) - 1u)) : KD_GB_NONE;
+}
+
+// Appends `value` to queue for each lane whose `wants` is set (see
+// kd_gb_warp_slot). The whole warp calls this.
+static __device__ __forceinline__ void kd_gb_warp_append(uint32_t *count, uint32_t *queue, int wants,
+                                                         uint32_t value)
+{
+    const uint32_t slot = kd_gb_warp_slot(count, wants);
     if (wants)
-        queue[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = value;
+        queue[slot] = value;
 }
 
 // The warp's cheapest candidate: each lane brings its best (cost, id), ids

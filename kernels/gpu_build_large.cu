@@ -285,13 +285,9 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         budget = KD_GB_MIN_ALLOWANCE;
     int num_bins = o->sah_bins;
     uint32_t clip_blocks = 0;
-    if (!b->host) {
-        KD_GB_TRY(kd_gb_cuda(err, cudaFuncSetAttribute(large_clip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                        (int)KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)),
-                             "large clip shared memory"));
+    if (!b->host)
         KD_GB_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &clip_blocks, err,
                                         KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
-    }
 
     const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
 

@@ -730,10 +730,6 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             if (st == KD_OK && (attr.sharedSizeBytes + smem > (size_t)optin || o->medium_local_polygons))
                 smem = 0;
             void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
-            if (st == KD_OK && smem > 0)
-                st = kd_gb_cuda(err, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                          (int)smem),
-                                "medium-stage shared memory");
             if (st == KD_OK)
                 st = kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem);
             if (st == KD_OK)

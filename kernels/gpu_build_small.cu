@@ -359,9 +359,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             uint32_t blocks = 0, clip_blocks = 0;
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
             const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
-            KD_GB_TRY(kd_gb_cuda(
-                err, cudaFuncSetAttribute(clip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)clip_smem),
-                "clip pass shared memory"));
             KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
             for (uint32_t w = 0; w < waves; w++) {
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),

@@ -223,7 +223,6 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
 {
     const uint32_t m = committed ? (uint32_t)kd_gb_popc64(t.mask) : 0u;
     const member_plan plan = committed ? make_plan(d, ch, base) : member_plan{};
-    const uint32_t lane = threadIdx.x & 31u;
 #pragma unroll
     for (uint32_t h = 0; h < 2; h++) {
         const uint32_t c = tl + h * w;
@@ -231,22 +230,17 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
         const int straddles = c < m && route_by_plan(plan, 1ull << kd_gb_nth_bit64(t.mask, c), &r) &&
                               copy_routed(g, plan, r, t.bounds_at + c);
         // The straddlers' clip jobs, appended with one atomic per warp; a
-        // wave with more than fit voids the run (the host grows the array).
-        const unsigned want = __ballot_sync(0xffffffffu, straddles);
-        if (want == 0u)
+        // wave with more than fit voids the run (the host grows the array
+        // to at least the count it was short of).
+        const uint32_t slot = kd_gb_warp_slot(&g.scalars->clip_count, straddles);
+        if (!straddles)
             continue;
-        uint32_t first = 0;
-        if (lane == 0) {
-            first = atomicAdd(&g.scalars->clip_count, (uint32_t)__popc(want));
-            if ((size_t)first + (uint32_t)__popc(want) > g.clip_capacity) {
-                atomicMax(&g.scalars->clip_short, first + (uint32_t)__popc(want));
-                g.scalars->pool_overflow = 1;
-            }
+        if (slot >= g.clip_capacity) {
+            atomicMax(&g.scalars->clip_short, slot + 1u);
+            g.scalars->pool_overflow = 1;
+            continue;
         }
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (!straddles || (size_t)first + (uint32_t)__popc(want) > g.clip_capacity)
-            continue;
-        g.clip_jobs[first + (uint32_t)__popc(want & ((1u << lane) - 1u))] = make_clip_job(t, plan, r, t.bounds_at + c);
+        g.clip_jobs[slot] = make_clip_job(t, plan, r, t.bounds_at + c);
     }
 }
 
