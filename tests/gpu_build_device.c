@@ -144,34 +144,50 @@ static void test_memory(void)
     CHECK(kd_gpu_builder_download(b, &first, &err) == KD_OK);
     for (int i = 0; i < 3; i++)
         CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
-    size_t held = kd_gpu_builder_device_bytes(b), free0 = 0, free1 = 0, total = 0;
-    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
-    for (int i = 0; i < 5; i++)
-        CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
-    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+    /* The device's free memory is shared with every process on it (a
+     * sanitizer run beside this one moved it by 2 MiB): a leak shows in
+     * every round of builds, another process's allocation in one, so a round
+     * that stays within the accounting passes. */
+    const size_t held_start = kd_gpu_builder_device_bytes(b);
+    size_t held = held_start, held_after = held;
+    size_t free0 = 0, free1 = 0, total = 0;
+    int within = 0;
+    for (int round = 0; round < 3 && !within; round++) {
+        held = kd_gpu_builder_device_bytes(b);
+        CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
+        for (int i = 0; i < 5; i++)
+            CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+        CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+        held_after = kd_gpu_builder_device_bytes(b);
+        size_t slack = held_after == held ? (size_t)1 << 20 : (size_t)8 << 20;
+        within = held_after >= held && free1 + (held_after - held) + slack >= free0;
+        printf("repeated builds, round %d: builder held %zu bytes, then %zu; device free %zu, then %zu\n",
+               round + 1, held, held_after, free0, free1);
+    }
     CHECK(kd_gpu_builder_download(b, &again, &err) == KD_OK);
-    size_t held_after = kd_gpu_builder_device_bytes(b);
-    printf("repeated builds: builder held %zu bytes, then %zu\n", held, held_after);
-    CHECK_MSG(held_after >= held && held_after <= held + held / 4, "held %zu, then %zu", held,
-              held_after);
-    size_t slack = held_after == held ? (size_t)1 << 20 : (size_t)8 << 20;
-    CHECK_MSG(free1 + (held_after - held) + slack >= free0,
-              "device free memory fell from %zu to %zu, more than the builder's growth %zu",
-              free0, free1, held_after - held);
+    CHECK_MSG(held_after >= held_start && held_after <= held_start + held_start / 4,
+              "held %zu, then %zu", held_start, held_after);
+    CHECK_MSG(within, "device free memory fell from %zu to %zu, more than the builder's growth %zu, "
+              "in each of 3 rounds of builds", free0, free1, held_after - held);
     CHECK(gb_trees_equal(&first, &again));
     kd_tree_free(&first);
     kd_tree_free(&again);
     kd_gpu_builder_destroy(b);
 
     /* Creating and destroying builders gives everything back. */
-    CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
-    for (int i = 0; i < 3; i++) {
-        kd_tree t;
-        CHECK(kd_build_gpu(&mesh, &o, &t, NULL, &err) == KD_OK);
-        kd_tree_free(&t);
+    within = 0;
+    for (int round = 0; round < 3 && !within; round++) {
+        CHECK(cudaMemGetInfo(&free0, &total) == cudaSuccess);
+        for (int i = 0; i < 3; i++) {
+            kd_tree t;
+            CHECK(kd_build_gpu(&mesh, &o, &t, NULL, &err) == KD_OK);
+            kd_tree_free(&t);
+        }
+        CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
+        within = free1 + (1u << 20) >= free0;
     }
-    CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
-    CHECK_MSG(free1 + (1u << 20) >= free0, "device free memory fell from %zu to %zu", free0, free1);
+    CHECK_MSG(within, "device free memory fell from %zu to %zu in each of 3 rounds of builders",
+              free0, free1);
     kd_mesh_free(&mesh);
 }
 
