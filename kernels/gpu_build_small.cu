@@ -357,10 +357,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                                  cudaMemcpyHostToDevice, b->stream),
                                  "resetting the small stage"));
             uint32_t blocks = 0, clip_blocks = 0;
-#ifdef KD_GB_WAVE_CARVEOUT // experiment: the wave kernel's shared-memory share of L1 (percent)
-            KD_GB_TRY(kd_gb_cuda(err, cudaFuncSetAttribute(wave_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                           KD_GB_WAVE_CARVEOUT), "carveout"));
-#endif
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
             const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
             KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
