@@ -111,8 +111,6 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         slots->hyz[at] = make_float2(box.v[4], box.v[5]);
     }
     __syncwarp();
-    // The loop below runs to the largest node of the warp.
-    const uint32_t most = __reduce_max_sync(all, active ? m : 0u);
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
     float best = INFINITY, best_pos = 0.0f;
     uint32_t best_id = KD_GB_NONE;
@@ -134,18 +132,18 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         // Every member's bounds against these planes, read from the warp's
         // slots (two shared loads where six shuffles were: the dragon's
         // builds 0.9% faster on the H100). Member `from` is in slot base +
-        // from (base is 0 for the whole warp); where the loop runs past a
-        // team's members (to the warp's largest node) the reads wrap inside
-        // the team's slots and do not count.
+        // from (base is 0 for the whole warp). Each lane loops over its own
+        // node's members only (no shuffle in the loop, so the lanes need not
+        // keep together); a lane without a member to cost skips it.
+        const uint32_t count_to = have[h] ? m : 0u;
 #pragma unroll (kFromUnroll)
-        for (uint32_t from = 0; from < most; from++) {
+        for (uint32_t from = 0; from < count_to; from++) {
             float other_lo[3], other_hi[3];
-            slot_bounds(slots, PER > 1 ? from : base + (from & (w - 1u)), other_lo, other_hi);
-            const uint32_t counts = from < m;
+            slot_bounds(slots, base + from, other_lo, other_hi);
 #pragma unroll
             for (int r = 0; r < CAND_PER_REF; r++) {
-                below[r] += counts & (other_lo[r >> 1] <= s[r]);
-                above[r] += counts & (other_hi[r >> 1] >= s[r]);
+                below[r] += other_lo[r >> 1] <= s[r];
+                above[r] += other_hi[r >> 1] >= s[r];
             }
         }
         // Ties go to the lower id. decide's ids count in the root's
@@ -354,8 +352,8 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
 }
 
 // A run of tasks [first, last) (at most PASS_TASKS), widest first: passes
-// then hold teams of like widths, so the member loop, which runs to the
-// largest node of the pass, wastes less, and the aligned placement leaves
+// then hold teams of like widths, so the member loop, which keeps the warp
+// as long as the largest node of the pass, wastes less, and the aligned placement leaves
 // no gaps. The whole warp calls this.
 __device__ void process_run(const small_args &g, reservation *res, uint32_t first,
                             uint32_t last, uint32_t lane)
