@@ -348,6 +348,16 @@ static __host__ __device__ __forceinline__ int kd_gb_popc64(unsigned long long x
 #endif
 }
 
+// The position of the lowest set bit of x (x != 0).
+static __host__ __device__ __forceinline__ uint32_t kd_gb_ctz64(unsigned long long x)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)(__ffsll((long long)x) - 1);
+#else
+    return (uint32_t)__builtin_ctzll(x);
+#endif
+}
+
 // The position of the set bit of x that has n set bits below it (n < popc(x)).
 static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned long long x, uint32_t n)
 {

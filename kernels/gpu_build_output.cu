@@ -241,16 +241,6 @@ struct place_nodes {
 #endif
     }
 
-    // The lowest set bit of m (m != 0).
-    __host__ __device__ static uint32_t lowest_bit(unsigned long long m)
-    {
-#if defined(__CUDA_ARCH__)
-        return (uint32_t)(__ffsll((long long)m) - 1);
-#else
-        return (uint32_t)__builtin_ctzll(m);
-#endif
-    }
-
     __host__ __device__ void operator()(uint32_t i) const
     {
         const kd_gb_pool_node node = pool[i];
@@ -300,7 +290,7 @@ struct place_nodes {
             uint32_t tri[4], got = 0;
             for (int k = 0; k < 4; k++) {
                 if (m) {
-                    tri[k] = small_tris[first + lowest_bit(m)];
+                    tri[k] = small_tris[first + kd_gb_ctz64(m)];
                     m &= m - 1ull;
                     got++;
                 }
