@@ -112,6 +112,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
     uint32_t num_large_levels;
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
+    uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
     uint32_t num_medium_retries;        /* medium stage re-runs after growing its arrays */
     uint32_t num_small_roots;
     uint32_t num_host_syncs;            /* host waits on the device during the build */

@@ -164,6 +164,7 @@ struct kd_gb_scalars {
     uint32_t med_leaf_refs;    // leaf references
     uint32_t med_min_depth;    // the shallowest small root it made (KD_GB_NONE: none)
     uint32_t med_overflow;     // an array was too small: grown, and the stage run again
+    uint32_t med_cuts;         // empty cuts made in a row by one warp, without a task each
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
 };
 

@@ -178,9 +178,9 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
         // head, tail, live, done, refs, pool, roots, small refs, leaf refs,
-        // min depth, overflow
-        const uint32_t init[11] = {0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
-                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0};
+        // min depth, overflow, cuts
+        const uint32_t init[12] = {0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
+                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0};
         if (b->host) {
             memcpy(&g.scalars->med_head, init, sizeof init);
             // On overflow it goes on, as the device does, so that the counts
@@ -235,8 +235,10 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             s->num_small_roots = counts.med_roots;
             s->num_small_refs = counts.med_small_refs;
             s->num_leaf_refs = counts.med_leaf_refs;
-            if (s->profile)
-                s->profile->num_medium_nodes = counts.med_tail;
+            if (s->profile) {
+                s->profile->num_medium_nodes = counts.med_tail + counts.med_cuts;
+                s->profile->num_medium_cuts = counts.med_cuts;
+            }
             break;
         }
         if (s->profile)

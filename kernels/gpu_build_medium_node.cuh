@@ -80,6 +80,73 @@ KD_GB_HD kd_gb_small_root kd_gb_small_root_of(const kd_gb_large_node &n)
     return r;
 }
 
+// A child's record (child `side` of node, pool ids from first_child on):
+// its references `count` from ref_start.
+KD_GB_HD kd_gb_large_node child_record(const kd_gb_large_node &node, const kd_gb_plan &plan, const float *cell,
+                                       int side, uint32_t first_child, uint32_t ref_start, uint32_t count)
+{
+    kd_gb_large_node child;
+    for (int j = 0; j < 6; j++)
+        child.cell[j] = cell[j];
+    child.ref_start = ref_start;
+    child.ref_count = count;
+    child.pool_id = first_child + (uint32_t)side;
+    child.parent = node.pool_id;
+    child.depth = node.depth + 1;
+    child.bad_refines = plan.bad_refines;
+    child.allowance = plan.child_allowance;
+    return child;
+}
+
+// The side that holds every reference of a split at c.pos, where that
+// follows from the references' bounds t alone: a plane past them (the
+// choice's empty cuts are one float beyond t) puts every reference on one
+// side, provided each reference's box has lo <= hi (`sane`, checked when
+// the references were binned: with a NaN or an inverted box, a reference
+// could fall on neither side). -1: the sides pass must count them.
+KD_GB_HD int empty_cut_side(kd_gb_split_choice c, const float *t, int sane)
+{
+    if (!sane || c.axis < 0)
+        return -1;
+    const int a = c.axis;
+    return c.pos > t[3 + a] ? 0 : c.pos < t[a] ? 1 : -1;
+}
+
+// An empty cut whose other child is large again, made without moving a
+// reference: the plan (every reference on `side`), or 0 where the cut is
+// not one (a leaf, or a small child): then the node takes the normal path.
+// Its child keeps the node's references, so their bounds and bins stay as
+// they are and the warp chooses the child's split at once (the large stage
+// would copy the references and bin them again, to the same bins).
+KD_GB_HD int plan_empty_cut(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c, int side,
+                            kd_gb_plan *plan)
+{
+    const uint32_t n = node.ref_count;
+    *plan = kd_gb_plan_node(node, c, side ? 0u : n, side ? n : 0u, g.pp);
+    return !plan->leaf && plan->child_kind[side] == KD_GB_DEST_LARGE;
+}
+
+// The empty cut's records (the node, and its empty child as an empty leaf)
+// once it has its two pool slots from first_child; its large child's
+// record is child_record's, with the node's references.
+KD_GB_HD void write_empty_cut(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c, int side,
+                              uint32_t first_child)
+{
+    g.pool[node.pool_id] = kd_gb_pool_record((uint32_t)c.axis, c.pos, first_child, first_child + 1, 0,
+                                             node.parent, node.depth);
+    g.pool[first_child + (uint32_t)(1 - side)] = kd_gb_pool_record(KD_GB_POOL_LEAF_LIST, 0.0f, 0, 0, 0, node.pool_id,
+                                                                   node.depth + 1);
+}
+
+// The node, once its empty cut has its records, becomes its large child.
+KD_GB_HD kd_gb_large_node empty_cut_child(const kd_gb_large_node &node, const kd_gb_plan &plan, kd_gb_split_choice c,
+                                          int side, uint32_t first_child)
+{
+    float cell[6];
+    kd_gb_child_cell(node.cell, c.axis, c.pos, side, cell);
+    return child_record(node, plan, cell, side, first_child, node.ref_start, node.ref_count);
+}
+
 // Plans the node from its split's counts, takes the slots its outcome needs
 // and writes its records (and its children's, but for their references).
 KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c,
@@ -131,16 +198,8 @@ KD_GB_HD medium_route commit(const medium_args &g, const kd_gb_large_node &node,
     for (int side = 0; side < 2; side++) {
         const uint32_t kind = r.plan.child_kind[side];
         r.dest_kind[side] = kind;
-        kd_gb_large_node child;
-        for (int j = 0; j < 6; j++)
-            child.cell[j] = r.child_cell[side][j];
-        child.ref_start = r.dest_base[side];
-        child.ref_count = side ? num_right : num_left;
-        child.pool_id = first_child + (uint32_t)side;
-        child.parent = node.pool_id;
-        child.depth = node.depth + 1;
-        child.bad_refines = r.plan.bad_refines;
-        child.allowance = r.plan.child_allowance;
+        const kd_gb_large_node child = child_record(node, r.plan, r.child_cell[side], side, first_child,
+                                                    r.dest_base[side], side ? num_right : num_left);
         if (kind == KD_GB_DEST_LARGE) {
             g.tasks[r.slot[side]] = child;
         } else if (kind == KD_GB_DEST_SMALL) {
@@ -188,7 +247,7 @@ KD_GB_HD void put(const medium_args &g, const medium_route &r, int side, uint32_
 // ---- Host emulation: one node at a time, in queue order ---------------------
 void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
 {
-    const kd_gb_large_node node = g.tasks[index];
+    kd_gb_large_node node = g.tasks[index];
     const uint32_t first = node.ref_start, n = node.ref_count;
     float t[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = first; i < first + n; i++) {
@@ -201,15 +260,32 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
     if (g.use_sah) {
         for (int j = 0; j < 6 * g.sah.num_bins; j++)
             bins[j] = 0;
+        int sane = 1;
         for (uint32_t i = first; i < first + n; i++) {
             float lo[3], hi[3];
             for (int a = 0; a < 3; a++) {
                 lo[a] = g.refs.lo[a][i];
                 hi[a] = g.refs.hi[a][i];
+                sane &= lo[a] <= hi[a];
             }
             kd_gb_bin_one(lo, hi, t, g.sah.num_bins, bins);
         }
         c = g.sah.choose(node, t, bins);
+        // Empty cuts in a row, the references staying where they are (see
+        // plan_empty_cut).
+        for (int side; (side = empty_cut_side(c, t, sane)) >= 0;) {
+            kd_gb_plan plan;
+            int ok = 1;
+            if (!plan_empty_cut(g, node, c, side, &plan))
+                break;
+            const uint32_t first_child = take(g, &g.scalars->med_pool, 2, g.pool_capacity, &ok);
+            if (!ok)
+                break; // the normal path finds the pool full too, and stops
+            write_empty_cut(g, node, c, side, first_child);
+            node = empty_cut_child(node, plan, c, side, first_child);
+            g.scalars->med_cuts++;
+            c = g.sah.choose(node, t, bins);
+        }
     } else {
         c = g.median.choose(node, t);
     }

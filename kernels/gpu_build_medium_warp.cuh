@@ -147,10 +147,36 @@ __device__ void process_warp(const medium_args &g, warp_shared &ws, uint32_t ind
         for (int j = (int)lane; j < 6 * num_bins; j += 32)
             ws.bins[j] = 0;
         __syncwarp();
-        for_each_box(g, first, n, lane,
-                     [&](const float *box) { kd_gb_bin_one(box, box + 3, t, num_bins, ws.bins); });
+        int sane = 1;
+        for_each_box(g, first, n, lane, [&](const float *box) {
+            kd_gb_bin_one(box, box + 3, t, num_bins, ws.bins);
+            sane &= box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5];
+        });
         __syncwarp();
+        sane = __all_sync(all, sane);
         c = kd_gb_choose_sah_warp(g.sah, node, t, ws.bins);
+        // Empty cuts in a row, the references staying where they are (see
+        // plan_empty_cut): lane 0 takes each cut's pool slots and writes its
+        // records; every lane follows the node down to its large child.
+        uint32_t cuts = 0;
+        for (int side; (side = empty_cut_side(c, t, sane)) >= 0; cuts++) {
+            kd_gb_plan plan;
+            if (!plan_empty_cut(g, node, c, side, &plan))
+                break;
+            int ok = 1;
+            uint32_t first_child = 0;
+            if (lane == 0) {
+                first_child = take(g, &g.scalars->med_pool, 2, g.pool_capacity, &ok);
+                if (ok)
+                    write_empty_cut(g, node, c, side, first_child);
+            }
+            if (!__shfl_sync(all, ok, 0))
+                break; // the normal path finds the pool full too, and stops
+            node = empty_cut_child(node, plan, c, side, __shfl_sync(all, first_child, 0));
+            c = kd_gb_choose_sah_warp(g.sah, node, t, ws.bins);
+        }
+        if (lane == 0 && cuts)
+            atomicAdd(&g.scalars->med_cuts, cuts);
     } else {
         c = g.median.choose(node, t);
     }

@@ -117,6 +117,7 @@ static void test_limits(void)
 static void test_medium(void)
 {
     static const int settings[][2] = {{1, 1 << 30}, {4, 512}, {2, 100}};
+    uint32_t cuts = 0; /* empty cuts made in a row without a pass: the comparisons cover them */
     for (int kind = 0; kind < GB_SCENE_NUM_KINDS; kind++) {
         kd_mesh mesh;
         gb_make_scene(&mesh, (gb_scene_kind)kind, 3000, 31u + (uint32_t)kind);
@@ -153,12 +154,16 @@ static void test_medium(void)
                 CHECK_MSG(m != 2 || prof.num_medium_nodes == 0 || prof.num_large_levels >= 2,
                           "%s: handed over after %u large level(s)", label, prof.num_large_levels);
                 CHECK_MSG(gb_trees_equal(&ref, &t), "%s: the tree differs from the large stage's", label);
+                CHECK_MSG(prof.num_medium_cuts <= prof.num_medium_nodes, "%s: %u cuts of %u nodes", label,
+                          prof.num_medium_cuts, prof.num_medium_nodes);
+                cuts += prof.num_medium_cuts;
                 kd_tree_free(&t);
             }
             kd_tree_free(&ref);
         }
         kd_mesh_free(&mesh);
     }
+    CHECK_MSG(cuts > 0, "the medium stage made no empty cut in a row on any scene");
     /* A small-node threshold of 2 from the root down outgrows the medium
      * stage's first array sizes: the stage runs again, to the same tree. */
     {
