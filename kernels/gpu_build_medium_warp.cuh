@@ -57,9 +57,16 @@ __device__ __forceinline__ void warp_bounds(float *t)
     }
 }
 
-// Loads are issued UNROLL references a lane at a time (a pass over a node
-// is a chain of L2 round trips otherwise).
-enum { UNROLL = 4, STEP = 32 * UNROLL };
+// A lane's references UNROLL at a time, their loads issued together. One
+// at a time measured fastest (H100, two runs each, against 2, 3, 4 and 8:
+// the dragon 12.34 ms at 4 -> 12.19-12.25 at 2 -> 12.13-12.14 at 1,
+// conference 4.83-4.84 -> 4.73-4.74 -> 4.56-4.65, the small scenes within
+// their noise; 8 was slower on every scene). Why is not established: the
+// kernel runs a block of 8 warps per SM whatever the unroll.
+#ifndef KD_GB_MED_UNROLL
+#define KD_GB_MED_UNROLL 1
+#endif
+enum { UNROLL = KD_GB_MED_UNROLL, STEP = 32 * UNROLL };
 
 // f(box) for each of this lane's references of [first, first + n), their
 // loads issued UNROLL at a time.
