@@ -95,7 +95,9 @@ kd_status ensure_arrays(kd_gpu_builder *b, const kd_gb_build_state *s, int refs_
     KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + z.small_refs, 0, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root) * (s->num_small_roots + z.roots), 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + z.leaf_refs), 1, err));
-    // Every split takes two pool slots, and only tasks split.
+    // Every split takes two pool slots: a task's, and an empty cut's made
+    // without a task (a pool that overflows for them grows the task count
+    // the pool is sized from, below).
     return kd_gb_ensure(b, KD_GB_POOL, sizeof(kd_gb_pool_node) * (s->pool_count + 2 * z.tasks), 1, err);
 }
 
@@ -253,7 +255,7 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
         grow(&z.small_refs, counts.med_small_refs - s->num_small_refs,
              g.small_ref_capacity - s->num_small_refs);
         grow(&z.leaf_refs, counts.med_leaf_refs - s->num_leaf_refs, g.leaf_ref_capacity - s->num_leaf_refs);
-        if (counts.med_pool > g.pool_capacity) // pool slots come two per task split
+        if (counts.med_pool > g.pool_capacity) // two pool slots per split (a task's or an empty cut's)
             grow(&z.tasks, (counts.med_pool - s->pool_count) / 2 + 1, z.tasks);
     }
     free(bins);

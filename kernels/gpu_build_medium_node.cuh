@@ -112,12 +112,13 @@ KD_GB_HD int empty_cut_side(kd_gb_split_choice c, const float *t, int sane)
     return c.pos > t[3 + a] ? 0 : c.pos < t[a] ? 1 : -1;
 }
 
-// An empty cut whose other child is large again, made without moving a
-// reference: the plan (every reference on `side`), or 0 where the cut is
-// not one (a leaf, or a small child): then the node takes the normal path.
-// Its child keeps the node's references, so their bounds and bins stay as
-// they are and the warp chooses the child's split at once (the large stage
-// would copy the references and bin them again, to the same bins).
+// Plans the empty cut (every reference on `side`) into *plan: 1 where the
+// node splits and that child is large again, so the cut needs no pass over
+// the references; 0 otherwise (a leaf, or a small child), and the node takes
+// the normal path. The child keeps the node's references, so their bounds
+// and bins stay as they are and the warp chooses the child's split at once
+// (the large stage would copy the references and bin them again, to the
+// same bins).
 KD_GB_HD int plan_empty_cut(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c, int side,
                             kd_gb_plan *plan)
 {

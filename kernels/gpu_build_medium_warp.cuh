@@ -58,11 +58,8 @@ __device__ __forceinline__ void warp_bounds(float *t)
 }
 
 // A lane's references UNROLL at a time, their loads issued together. One
-// at a time measured fastest (H100, two runs each, against 2, 3, 4 and 8:
-// the dragon 12.34 ms at 4 -> 12.19-12.25 at 2 -> 12.13-12.14 at 1,
-// conference 4.83-4.84 -> 4.73-4.74 -> 4.56-4.65, the small scenes within
-// their noise; 8 was slower on every scene). Why is not established: the
-// kernel runs a block of 8 warps per SM whatever the unroll.
+// at a time measured fastest on the H100 against 2, 3, 4 and 8 (the dragon
+// 1.7% faster than at 4; docs/performance.md), for reasons not established.
 #ifndef KD_GB_MED_UNROLL
 #define KD_GB_MED_UNROLL 1
 #endif

@@ -114,8 +114,8 @@ static int bench_scene(const char *path, const bench_opts *bo)
         }
     }
     print_stats("GPU", gpu_median, gpu_min, &gs, ref_sah);
-    printf("       large split %s, %u large levels, %u medium nodes (%u empty cuts in a row, %u retries), %u small roots, %u host syncs, "
-           "%.1f MiB on the device\n",
+    printf("       large split %s, %u large levels, %u medium nodes (%u empty cuts in a row, %u retries), "
+           "%u small roots, %u host syncs, %.1f MiB on the device\n",
            kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_medium_nodes,
            prof.num_medium_cuts, prof.num_medium_retries, prof.num_small_roots,
            prof.num_host_syncs, (double)prof.device_bytes / (1024.0 * 1024.0));
