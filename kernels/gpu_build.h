@@ -178,13 +178,21 @@ kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd
                        kd_gpu_build_profile *profile, kd_error *err);
 
 /* kd_build_gpu after `warmup` untimed builds of the same mesh on the same
- * builder (its buffers then sized, as for repeated builds). first_build_ms
- * (may be NULL): the host wall time of the builder's first build, warm-up or
- * not, which also loads the kernels (CUDA loads them lazily) and sizes the
- * buffers. */
+ * builder (its buffers then sized, as for repeated builds), then `repeats`
+ * reported builds (at least 1): the profile's times are their medians, field
+ * by field (so they need not add up), its counts the last build's, and the
+ * tree is the last build's. first_build_ms (may be NULL): the host wall time
+ * of the builder's first build, warm-up or not, which also loads the kernels
+ * (CUDA loads them lazily) and sizes the buffers. */
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
-                            kd_tree *tree, kd_gpu_build_profile *profile, double *first_build_ms,
-                            kd_error *err);
+                            int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
+                            double *first_build_ms, kd_error *err);
+
+#define KD_GPU_PROFILE_MAX_REPEATS 100
+
+/* Per-field medians of n profiles' times (build, stages, steps, reductions)
+ * into *out, with the counts of the last; n >= 1. */
+void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd_gpu_build_profile *out);
 
 /* The same pipeline on the CPU (see kd_gpu_builder_create). */
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,

@@ -60,10 +60,14 @@ static void print_help(void)
            "  --profile                time stages and reductions with CUDA events and print\n"
            "                           the in-build profile: build and per-stage ms, time in\n"
            "                           reductions and their launches, host syncs, levels\n"
-           "  --warmup N               untimed builds of the same mesh before the one reported\n"
+           "  --warmup N               untimed builds of the same mesh before the timed ones\n"
            "                           (0..100; default 1): a builder's first build also loads\n"
            "                           its kernels and sizes its buffers (its time is shown as\n"
            "                           'first build')\n"
+           "  --repeats N              timed builds after the warm-up (1..%d; default 5): the\n"
+           "                           build time and every profiled time reported is the\n"
+           "                           median over them (one build's events can be upset by\n"
+           "                           the host), counts are the last build's\n"
            "\n"
            "reporting:\n"
            "  --sah-constants t,i,e    constants of the reported SAH cost (1,5,0.5); they\n"
@@ -73,7 +77,7 @@ static void print_help(void)
            "Exit status: 0 success, 1 failure (--device gpu without a CUDA device included),\n"
            "2 usage error.\n",
            (double)KD_DEFAULT_MIN_EMPTY_FRACTION, KD_TREE_DEPTH_LIMIT, KD_GPU_SMALL_NODE_MAX,
-           KD_GPU_SMALL_NODE_MAX, KD_REDUCE_NUM_VARIANTS - 1);
+           KD_GPU_SMALL_NODE_MAX, KD_REDUCE_NUM_VARIANTS - 1, KD_GPU_PROFILE_MAX_REPEATS);
 }
 
 typedef struct build_options {
@@ -85,6 +89,7 @@ typedef struct build_options {
     int small_threshold;      /* small-stage node size, or 0: the GPU builder's default */
     bool profile;
     int warmup;               /* untimed GPU builds first, or -1: the default (1) */
+    int repeats;              /* timed GPU builds, reported as medians, or -1: the default (5) */
     const char *gpu_only;     /* the first GPU-only option given, or NULL */
     kd_build_params params;
     kd_sah_constants report;
@@ -97,6 +102,7 @@ static int parse_args(int argc, char **argv, build_options *o)
     o->large_split = -1;
     o->reduce_variant = -1;
     o->warmup = -1;
+    o->repeats = -1;
     kd_build_params_default(&o->params);
     kd_sah_constants_default(&o->report);
     for (int i = 1; i < argc; i++) {
@@ -152,6 +158,12 @@ static int parse_args(int argc, char **argv, build_options *o)
                 return kd_cli_usage_error(k_cmd, "--warmup takes an integer 0..100, not '%s'", value);
             o->warmup = (int)n;
             o->gpu_only = o->gpu_only ? o->gpu_only : "--warmup";
+        } else if (strcmp(arg, "--repeats") == 0) {
+            if (!kd_parse_int(value, 1, KD_GPU_PROFILE_MAX_REPEATS, &n))
+                return kd_cli_usage_error(k_cmd, "--repeats takes an integer 1..%d, not '%s'",
+                                          KD_GPU_PROFILE_MAX_REPEATS, value);
+            o->repeats = (int)n;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--repeats";
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -224,6 +236,8 @@ static int parse_args(int argc, char **argv, build_options *o)
         return kd_cli_usage_error(k_cmd, "no scene given");
     if (o->warmup < 0)
         o->warmup = 1;
+    if (o->repeats < 0)
+        o->repeats = 5;
     if (o->gpu_only && o->device == KD_CLI_DEVICE_CPU)
         return kd_cli_usage_error(k_cmd, "%s applies to the GPU builder only, not --device cpu",
                                   o->gpu_only);
@@ -234,7 +248,8 @@ static int parse_args(int argc, char **argv, build_options *o)
 typedef struct gpu_report {
     kd_gpu_build_options opts;
     kd_gpu_build_profile profile;
-    int warmup;            /* untimed builds before the reported one */
+    int warmup;            /* untimed builds before the reported ones */
+    int repeats;           /* timed builds; the profile's times are their medians */
     double first_build_ms; /* the builder's first build (kernels loaded, buffers sized) */
 } gpu_report;
 
@@ -247,6 +262,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_string(json, "reduce_variant_name", kd_reduce_variant_name(g->opts.reduce_variant));
     kd_json_kv_int(json, "small_node_threshold", g->opts.small_node_threshold);
     kd_json_kv_int(json, "warmup_builds", g->warmup);
+    kd_json_kv_int(json, "timed_builds", g->repeats);
     kd_json_end_object(json);
     kd_json_kv_number(json, "gpu_first_build_ms", g->first_build_ms);
     if (!g->opts.profile)
@@ -336,7 +352,9 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
         opts->small_node_threshold = o->small_threshold;
     opts->profile = o->profile;
     gpu->warmup = o->warmup;
-    kd_status st = kd_build_gpu_warm(mesh, opts, o->warmup, tree, &gpu->profile, &gpu->first_build_ms, err);
+    gpu->repeats = o->repeats;
+    kd_status st = kd_build_gpu_warm(mesh, opts, o->warmup, o->repeats, tree, &gpu->profile,
+                                     &gpu->first_build_ms, err);
     if (st)
         return st;
     kd_gpu_build_profile_timing(&gpu->profile, timing);
@@ -352,7 +370,7 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
 
 static void print_gpu_profile(const kd_gpu_build_profile *p)
 {
-    printf("in-build profile (CUDA events)\n");
+    printf("in-build profile (CUDA events; medians over the timed builds, field by field)\n");
     printf("  %-26s %12.3f ms\n", "build (host wall)", p->build_ms);
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         printf("  %-26s %12.3f ms\n", kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
@@ -439,12 +457,14 @@ int kd_cmd_build(int argc, char **argv)
                o.params.traversal_cost, o.params.intersect_cost, o.params.empty_bonus,
                o.params.min_empty_fraction, tree.max_depth);
         if (gpu && o.warmup > 0)
-            printf("build timed after %d untimed warm-up build%s of the same mesh; the first build "
-                   "(it also loads the kernels and sizes the buffers) took %.1f ms\n",
-                   o.warmup, o.warmup == 1 ? "" : "s", gpu->first_build_ms);
+            printf("times are medians of %d build%s after %d untimed warm-up build%s of the same mesh; "
+                   "the first build (it also loads the kernels and sizes the buffers) took %.1f ms\n",
+                   o.repeats, o.repeats == 1 ? "" : "s", o.warmup, o.warmup == 1 ? "" : "s",
+                   gpu->first_build_ms);
         else if (gpu)
-            printf("build timed as the builder's first (it also loads the kernels and sizes the "
-                   "buffers)\n");
+            printf("times are medians of %d build%s, the first of them the builder's first (it also "
+                   "loads the kernels and sizes the buffers; it took %.1f ms)\n",
+                   o.repeats, o.repeats == 1 ? "" : "s", gpu->first_build_ms);
         kd_tree_stats_print(stdout, &stats, &timing);
         if (gpu && gpu->opts.profile)
             print_gpu_profile(&gpu->profile);

@@ -1,6 +1,8 @@
 /* Host-side glue of the GPU builder (kernels/gpu_build.h): options, their
  * checks and the depth cap (from the host library's kd_build_max_depth),
  * names, and the one-call build from a host mesh to a host tree. */
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_build.h"
@@ -142,50 +144,90 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 
-/* One builder, `warmup` untimed builds (no profile), then the reported one;
- * *first_ms (may be NULL): the first build's host wall time. */
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of field `offset` (a double) over n profiles; scratch holds n. */
+static double median_at(const kd_gpu_build_profile *profiles, int n, size_t offset, double *scratch)
+{
+    for (int k = 0; k < n; k++)
+        memcpy(&scratch[k], (const char *)&profiles[k] + offset, sizeof(double));
+    qsort(scratch, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}
+
+void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd_gpu_build_profile *out)
+{
+    double scratch[KD_GPU_PROFILE_MAX_REPEATS];
+    if (n > KD_GPU_PROFILE_MAX_REPEATS)
+        n = KD_GPU_PROFILE_MAX_REPEATS;
+    kd_gpu_build_profile m = profiles[n - 1];
+    m.build_ms = median_at(profiles, n, offsetof(kd_gpu_build_profile, build_ms), scratch);
+    m.reduce_ms = median_at(profiles, n, offsetof(kd_gpu_build_profile, reduce_ms), scratch);
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
+        m.stage_ms[i] = median_at(profiles, n, offsetof(kd_gpu_build_profile, stage_ms) + (size_t)i * sizeof(double),
+                                  scratch);
+    for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
+        m.step_ms[i] = median_at(profiles, n, offsetof(kd_gpu_build_profile, step_ms) + (size_t)i * sizeof(double),
+                                 scratch);
+    *out = m;
+}
+
+/* One builder, `warmup` untimed builds (no profile), then `repeats` reported
+ * ones (their profile the medians); *first_ms (may be NULL): the first
+ * build's host wall time. */
 static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opts, int emulate,
-                            int warmup, kd_tree *tree, kd_gpu_build_profile *profile, double *first_ms,
-                            kd_error *err)
+                            int warmup, int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
+                            double *first_ms, kd_error *err)
 {
     memset(tree, 0, sizeof *tree);
+    if (repeats < 1 || repeats > KD_GPU_PROFILE_MAX_REPEATS)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: %d reported builds; 1..%d allowed", repeats,
+                            KD_GPU_PROFILE_MAX_REPEATS);
+    kd_gpu_build_profile *reported = (kd_gpu_build_profile *)calloc((size_t)repeats, sizeof *reported);
+    if (!reported)
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build: out of memory");
     kd_gpu_builder *builder = NULL;
     kd_status st = kd_gpu_builder_create(&builder, emulate, err);
     if (st == KD_OK)
         st = kd_gpu_builder_set_mesh(builder, mesh, err);
     kd_gpu_build_options untimed = *opts;
     untimed.profile = 0;
-    kd_gpu_build_profile first, reported;
+    kd_gpu_build_profile first;
     memset(&first, 0, sizeof first);
     for (int k = 0; k < warmup && st == KD_OK; k++)
         st = kd_gpu_builder_build(builder, &untimed, k == 0 ? &first : NULL, err);
-    if (!profile)
-        profile = &reported;
-    if (st == KD_OK)
-        st = kd_gpu_builder_build(builder, opts, profile, err);
+    for (int k = 0; k < repeats && st == KD_OK; k++)
+        st = kd_gpu_builder_build(builder, opts, &reported[k], err);
+    if (st == KD_OK && profile)
+        kd_gpu_build_profile_median(reported, repeats, profile);
     if (st == KD_OK && first_ms)
-        *first_ms = warmup > 0 ? first.build_ms : profile->build_ms;
+        *first_ms = warmup > 0 ? first.build_ms : reported[0].build_ms;
     if (st == KD_OK)
         st = kd_gpu_builder_download(builder, tree, err);
     kd_gpu_builder_destroy(builder);
+    free(reported);
     return st;
 }
 
 kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
                        kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 0, 0, tree, profile, NULL, err);
+    return build_once(mesh, opts, 0, 0, 1, tree, profile, NULL, err);
 }
 
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
-                            kd_tree *tree, kd_gpu_build_profile *profile, double *first_build_ms,
-                            kd_error *err)
+                            int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
+                            double *first_build_ms, kd_error *err)
 {
-    return build_once(mesh, opts, 0, warmup, tree, profile, first_build_ms, err);
+    return build_once(mesh, opts, 0, warmup, repeats, tree, profile, first_build_ms, err);
 }
 
 kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts,
                                 kd_tree *tree, kd_gpu_build_profile *profile, kd_error *err)
 {
-    return build_once(mesh, opts, 1, 0, tree, profile, NULL, err);
+    return build_once(mesh, opts, 1, 0, 1, tree, profile, NULL, err);
 }

@@ -152,11 +152,14 @@ int main(void)
               file_has(g_out, "\"num_reduce_calls\""));
         snprintf(args, sizeof args, "build '%s' --device gpu --small-threshold 8 --json -", scene);
         CHECK(run(args) == 0 && file_has(g_out, "\"small_node_threshold\": 8") &&
-              file_has(g_out, "\"warmup_builds\": 1") && file_has(g_out, "\"gpu_first_build_ms\""));
+              file_has(g_out, "\"warmup_builds\": 1") && file_has(g_out, "\"timed_builds\": 5") &&
+              file_has(g_out, "\"gpu_first_build_ms\""));
         snprintf(args, sizeof args, "build '%s' --device gpu", scene);
-        CHECK(run(args) == 0 && file_has(g_out, "after 1 untimed warm-up build of the same mesh; the first build"));
-        snprintf(args, sizeof args, "build '%s' --device gpu --warmup 0", scene);
-        CHECK(run(args) == 0 && file_has(g_out, "build timed as the builder's first"));
+        CHECK(run(args) == 0 && file_has(g_out, "times are medians of 5 builds after 1 untimed warm-up build "
+                                                "of the same mesh; the first build"));
+        snprintf(args, sizeof args, "build '%s' --device gpu --warmup 0 --repeats 1 --profile", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "times are medians of 1 build, the first of them the builder's first") &&
+              file_has(g_out, "medians over the timed builds"));
     }
     snprintf(args, sizeof args, "build '%s' --device bogus", scene);
     CHECK(run(args) == 2 && file_has(g_err, "expected gpu, cpu or auto"));
@@ -168,6 +171,10 @@ int main(void)
     CHECK(run(args) == 2);
     snprintf(args, sizeof args, "build '%s' --small-threshold 65", scene);
     CHECK(run(args) == 2 && file_has(g_err, "--small-threshold takes an integer 1..64"));
+    snprintf(args, sizeof args, "build '%s' --repeats 0", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--repeats takes an integer 1..100"));
+    snprintf(args, sizeof args, "build '%s' --device cpu --repeats 3", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--repeats applies to the GPU builder only"));
     snprintf(args, sizeof args, "build '%s' --device cpu --small-threshold 8", scene);
     CHECK(run(args) == 2 && file_has(g_err, "--small-threshold applies to the GPU builder only"));
     CHECK(run("build --help") == 0 && file_has(g_out, "--device") && file_has(g_out, "--reduce-variant"));

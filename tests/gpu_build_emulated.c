@@ -311,8 +311,35 @@ static void test_shared(void)
     }
 }
 
+/* A profile over repeated builds (scankd build --repeats): each time the
+ * median of its field (even counts: the mean of the middle two), so one
+ * build upset by the host moves nothing; the counts are the last build's. */
+static void test_profile_median(void)
+{
+    kd_gpu_build_profile p[4], m;
+    memset(p, 0, sizeof p);
+    const double build[4] = {5.0, 1.0, 3.0, 100.0};
+    for (int k = 0; k < 4; k++) {
+        p[k].build_ms = build[k];
+        p[k].stage_ms[1] = 10.0 - k;
+        p[k].step_ms[KD_GPU_STEP_OUTPUT_SIZES] = k == 2 ? 50.0 : 0.1 * k;
+        p[k].reduce_ms = k;
+        p[k].num_nodes = 7u + (uint32_t)k;
+        p[k].step_count[KD_GPU_STEP_OUTPUT_SIZES] = 1u + (uint32_t)k;
+    }
+    kd_gpu_build_profile_median(p, 3, &m);
+    CHECK(m.build_ms == 3.0 && m.stage_ms[1] == 9.0 && m.reduce_ms == 1.0);
+    CHECK(m.step_ms[KD_GPU_STEP_OUTPUT_SIZES] == 0.1 && m.step_ms[0] == 0.0);
+    CHECK(m.num_nodes == 9u && m.step_count[KD_GPU_STEP_OUTPUT_SIZES] == 3u);
+    kd_gpu_build_profile_median(p, 4, &m);
+    CHECK(m.build_ms == 4.0 && m.stage_ms[1] == 8.5 && m.reduce_ms == 1.5 && m.num_nodes == 10u);
+    kd_gpu_build_profile_median(p, 1, &m);
+    CHECK(m.build_ms == 5.0 && m.step_ms[KD_GPU_STEP_OUTPUT_SIZES] == 0.0 && m.num_nodes == 7u);
+}
+
 int main(void)
 {
+    test_profile_median();
     test_empty_mesh();
     test_synthetic();
     test_identical_bounded();
