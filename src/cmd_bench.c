@@ -14,6 +14,7 @@
 #include "cpu_render.h"
 #include "gpu_build.h"
 #include "gpu_render.h"
+#include "kd_median.h"
 #include "obj_loader.h"
 #include "render_scene.h"
 #include "tree_stats.h"
@@ -69,18 +70,6 @@ static void print_usage(FILE *f)
             "  --json FILE|-       write the results as JSON\n"
             "  --csv FILE|-        write the results as CSV\n"
             "  -h, --help          show this help\n");
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static int parse_args(int argc, char **argv, bench_args *a)
@@ -183,7 +172,7 @@ static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, kd_tree *tree,
             ms[b] = kd_build_now_ms() - t0;
     }
     if (!st) {
-        row->build_median_ms = median_of(ms, builds);
+        row->build_median_ms = kd_median(ms, builds);
         row->build_min_ms = ms[0];
     }
     free(ms);
@@ -236,7 +225,7 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
             ms[b] = prof.build_ms;
     }
     if (!st) {
-        row->build_median_ms = median_of(ms, a->builds);
+        row->build_median_ms = kd_median(ms, a->builds);
         row->build_min_ms = ms[0];
         st = kd_gpu_builder_download(builder, tree, err);
     }

@@ -1,12 +1,12 @@
 /* Host-side glue of the GPU builder (kernels/gpu_build.h): options, their
  * checks and the depth cap (from the host library's kd_build_max_depth),
  * names, and the one-call build from a host mesh to a host tree. */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_build.h"
 #include "gpu_build_internal.h"
+#include "kd_median.h"
 
 const char *kd_large_split_name(kd_large_split split)
 {
@@ -144,35 +144,28 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of field `offset` (a double) over n profiles; scratch holds n. */
-static double median_at(const kd_gpu_build_profile *profiles, int n, size_t offset, double *scratch)
-{
-    for (int k = 0; k < n; k++)
-        memcpy(&scratch[k], (const char *)&profiles[k] + offset, sizeof(double));
-    qsort(scratch, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
-}
-
 void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd_gpu_build_profile *out)
 {
-    double scratch[KD_GPU_PROFILE_MAX_REPEATS];
+    double v[KD_GPU_PROFILE_MAX_REPEATS];
     if (n > KD_GPU_PROFILE_MAX_REPEATS)
         n = KD_GPU_PROFILE_MAX_REPEATS;
     kd_gpu_build_profile m = profiles[n - 1];
-    m.build_ms = median_at(profiles, n, offsetof(kd_gpu_build_profile, build_ms), scratch);
-    m.reduce_ms = median_at(profiles, n, offsetof(kd_gpu_build_profile, reduce_ms), scratch);
-    for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
-        m.stage_ms[i] = median_at(profiles, n, offsetof(kd_gpu_build_profile, stage_ms) + (size_t)i * sizeof(double),
-                                  scratch);
-    for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
-        m.step_ms[i] = median_at(profiles, n, offsetof(kd_gpu_build_profile, step_ms) + (size_t)i * sizeof(double),
-                                 scratch);
+    for (int k = 0; k < n; k++)
+        v[k] = profiles[k].build_ms;
+    m.build_ms = kd_median(v, n);
+    for (int k = 0; k < n; k++)
+        v[k] = profiles[k].reduce_ms;
+    m.reduce_ms = kd_median(v, n);
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
+        for (int k = 0; k < n; k++)
+            v[k] = profiles[k].stage_ms[i];
+        m.stage_ms[i] = kd_median(v, n);
+    }
+    for (int i = 0; i < KD_GPU_NUM_STEPS; i++) {
+        for (int k = 0; k < n; k++)
+            v[k] = profiles[k].step_ms[i];
+        m.step_ms[i] = kd_median(v, n);
+    }
     *out = m;
 }
 
