@@ -55,16 +55,21 @@ typedef struct kd_gpu_build_options {
     int medium_min_nodes;           /* a large level of at least this many nodes, none of more than */
     int medium_max_refs;            /* this many references, goes to the medium stage (a warp per
                                        node, no host round trip); min nodes 0: never */
+    int medium_block_refs;          /* the medium stage's nodes of more than this many references
+                                       take a block's warps together; 0: a warp each */
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
     uint32_t small_clip_jobs;       /* 0: sized from the small references; else the first size of the
                                        small stage's clip-job array (grown on demand; tests: its growth) */
+    int medium_blocks;              /* 0: the medium stage runs as many blocks as the GPU holds at once;
+                                       else at most this many (tests: few blocks, sanitizers) */
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory,
                                        as on GPUs without room in shared memory (tests: that path) */
     int profile;                    /* 1: time stages and reductions with CUDA events */
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
- * the medium stage from a level of 64 nodes of at most 2048 references,
+ * the medium stage from a level of 16 nodes of at most 8192 references
+ * (nodes of more than 1024 references taken by a block's warps together),
  * empty space 0.25, budget 10 references per triangle (not binding below
  * 65536 references in all), reduction rung 6 (one launch), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
@@ -113,6 +118,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_large_levels;
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
+    uint32_t num_medium_block_nodes;    /* of them, nodes a block's warps took together */
     uint32_t num_medium_retries;        /* medium stage re-runs after growing its arrays */
     uint32_t num_small_roots;
     uint32_t num_host_syncs;            /* host waits on the device during the build */

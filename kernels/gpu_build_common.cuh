@@ -165,6 +165,11 @@ struct kd_gb_scalars {
     uint32_t med_min_depth;    // the shallowest small root it made (KD_GB_NONE: none)
     uint32_t med_overflow;     // an array was too small: grown, and the stage run again
     uint32_t med_cuts;         // empty cuts made in a row by one warp, without a task each
+    uint32_t med_big_head;     // the next place in the block queue a block claims
+    uint32_t med_big_tail;     // places in the block queue taken (the level's nodes' first)
+    uint32_t med_big_live;     // block-queue tasks made and not yet finished
+    uint32_t med_big_done;     // block-queue tasks a block took
+    uint32_t med_blocks_started; // blocks of the launch started (the first half serve the block queue)
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
 };
 
@@ -205,6 +210,7 @@ enum kd_gb_buffer_id {
     KD_GB_BINS,
     KD_GB_MREADY,
     KD_GB_MTIGHT,
+    KD_GB_MBIG,
     KD_GB_SROOTS,
     KD_GB_STASKS,
     KD_GB_ARENA,

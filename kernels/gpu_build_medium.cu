@@ -1,14 +1,16 @@
-// The medium-node stage. Deep in the large stage a level has hundreds of
-// nodes of a few hundred to a few thousand references, and each level still
-// costs a chain of a dozen launches and a host round trip whose time is
-// latency, not work. Once a level has medium_min_nodes nodes, this stage
-// takes all of them and carries each one's subtree down to small roots
-// without the host: a warp per node, in one launch. A warp takes a node from
-// a queue, and does what a large level does to it (bounds, binned SAH or
-// median split, sides, plan, straddlers clipped to each child) with warp
-// reductions, ballots and shared-memory bins; then it files the children:
-// large ones back into the queue, small ones as small roots, empty ones as
-// empty leaves. Per node the arithmetic is the large stage's own (the same
+// The medium-node stage. Below the first few levels a large level has
+// tens to hundreds of nodes of a few hundred to a few thousand references,
+// and each level still costs a chain of a dozen launches and a host round
+// trip whose time is latency, not work. Once a level has medium_min_nodes
+// nodes of at most medium_max_refs, this stage takes all of them and carries
+// each one's subtree down to small roots without the host, in one launch: a
+// node of more than medium_block_refs references is taken by a block's eight
+// warps together (from a block queue, which half the blocks serve while it
+// has tasks), a smaller one by a warp (from the warps' queue). Either does
+// what a large level does to the node (bounds, binned SAH or median split,
+// sides, plan, straddlers clipped to each child) with warp reductions,
+// ballots and shared-memory bins; then it files the children: large ones
+// back into a queue, small ones as small roots, empty ones as empty leaves. Per node the arithmetic is the large stage's own (the same
 // choice functions and plan, exact min/max and integer bins, references
 // kept in order on each side), so the tree is the one the large stage would
 // have built; only the order of slots differs, and the output stage orders
@@ -18,7 +20,7 @@
 // first). An array found too small sets a flag; the host grows it and runs
 // the stage again from the level, which it leaves untouched.
 // The records and the emulation's node are in gpu_build_medium_node.cuh, the
-// device's warp per node in gpu_build_medium_warp.cuh.
+// device's node (by a warp or a block) in gpu_build_medium_warp.cuh.
 #include "gpu_build_medium_warp.cuh"
 
 namespace {
@@ -30,28 +32,76 @@ namespace {
 #endif
 
 #if defined(__CUDACC__)
-// Persistent warps: each claims the next task in queue order and waits until
-// it is ready or no task is live (then the stage is done). Every claimed
-// task is made by a running warp or marked dead, so the waits end.
+// Thread 0 of a block: the block's next task from the block queue, its
+// place claimed in queue order, waiting until the task is there (then its
+// index) or no block-queue task is live (KD_GB_NONE: none can be made then,
+// a child having no more references than its parent).
+__device__ uint32_t claim_block_task(const medium_args &g)
+{
+    uint32_t place = atomicAdd(&g.scalars->med_big_head, 1u);
+    for (unsigned sleep = 32;;) {
+        const uint32_t entry = place < g.task_capacity ? *(volatile uint32_t *)(g.big + place) : 0u;
+        if (entry == MED_BIG_SKIP) {
+            place = atomicAdd(&g.scalars->med_big_head, 1u); // a warp's: take the next
+            continue;
+        }
+        if (entry != 0u) {
+            __threadfence();
+            return entry - 1u;
+        }
+        if (*(volatile uint32_t *)&g.scalars->med_big_live == 0u)
+            return KD_GB_NONE;
+        __nanosleep(sleep);
+        sleep = sleep < 1024 ? 2 * sleep : sleep;
+    }
+}
+
+// Persistent blocks. The first half to start take the block queue's tasks,
+// each with all its warps, as long as any is live (they depend on no warp's
+// task, so they go on while warps wait); then, and in the other blocks from
+// the start, each warp claims the next task of the warps' queue in order
+// and waits until it is ready or no task is live (then the stage is done).
+// Every claimed task is made by a running warp or block or marked dead, so
+// the waits end.
 // SHARED_POLYGONS: the clips' polygons in the launch's dynamic shared memory
 // (where a block may have that much beside the kernel's own: sm_80, sm_90).
 template <bool SHARED_POLYGONS>
 __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kernel(medium_args g)
 {
     __shared__ warp_shared shared[MED_WARPS];
+    __shared__ team_shared team;
     kd_wait_prior();
-    const uint32_t lane = threadIdx.x & 31u;
-    warp_shared &ws = shared[threadIdx.x >> 5];
+    const uint32_t lane = threadIdx.x & 31u, wi = threadIdx.x >> 5;
+    // The role by the order blocks start in (not by index: blocks need not
+    // start in index order), so that the blocks serving the block queue
+    // are running ones.
+    if (threadIdx.x == 0)
+        team.index = g.block_refs ? atomicAdd(&g.scalars->med_blocks_started, 1u) : gridDim.x;
+    __syncthreads();
+    const int serves_blocks = 2 * team.index < gridDim.x;
+    __syncthreads();
+    if (serves_blocks) {
+        for (;;) {
+            if (threadIdx.x == 0)
+                team.index = claim_block_task(g);
+            __syncthreads();
+            const uint32_t index = team.index;
+            __syncthreads();
+            if (index == KD_GB_NONE)
+                break;
+            process_node<SHARED_POLYGONS, MED_WARPS>(g, shared, team, index, lane, wi, 1);
+        }
+    }
     for (;;) {
         uint32_t index = 0;
         if (lane == 0) {
             index = atomicAdd(&g.scalars->med_head, 1u);
             for (unsigned sleep = 32;;) {
-                const uint32_t state = index < g.task_capacity ? *(volatile uint32_t *)(g.ready + index) : 0u;
+                const uint32_t state = index < g.task_capacity ? *(volatile uint32_t *)(g.ready + index) : 0;
                 if (state == MED_READY)
                     break;
-                if (state == MED_DEAD) {
-                    index = atomicAdd(&g.scalars->med_head, 1u); // never made: take the next
+                if (state == MED_DEAD || state == MED_BIG) {
+                    index = atomicAdd(&g.scalars->med_head, 1u); // never made, or a block's: take the next
                     continue;
                 }
                 if (*(volatile uint32_t *)&g.scalars->med_done) {
@@ -64,19 +114,26 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
             __threadfence();
         }
         index = __shfl_sync(0xffffffffu, index, 0);
+        __syncwarp(); // lane 0's fence orders the task's loads for every lane
         if (index == KD_GB_NONE)
             return;
-        process_warp<SHARED_POLYGONS>(g, ws, index, lane);
+        process_node<SHARED_POLYGONS, 1>(g, shared, team, index, lane, 0, 0);
     }
 }
 
-// Tasks [0, num_ready) are the level's nodes, ready at once.
-__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(uint32_t *ready, uint32_t n,
-                                                                     uint32_t num_ready)
+// Tasks [0, num_ready) are the level's nodes, ready at once: those of more
+// than block_refs references in the block queue at their own places (the
+// others' places skipped), the rest for the warps. Later places are empty.
+__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args g, uint32_t num_ready)
 {
     kd_wait_prior();
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        ready[i] = i < num_ready ? (uint32_t)MED_READY : 0u;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < g.task_capacity; i += gridDim.x * blockDim.x) {
+        const int big = i < num_ready && g.block_refs && g.tasks[i].ref_count > g.block_refs;
+        g.ready[i] = i < num_ready ? (big ? (uint32_t)MED_BIG : (uint32_t)MED_READY) : 0u;
+        g.big[i] = i < num_ready ? (big ? i + 1u : MED_BIG_SKIP) : 0u;
+        if (big)
+            atomicAdd(&g.scalars->med_big_live, 1u);
+    }
 }
 #endif
 
@@ -92,6 +149,7 @@ kd_status ensure_arrays(kd_gpu_builder *b, const kd_gb_build_state *s, int refs_
     KD_GB_TRY(kd_gb_ensure(b, nodes_id, z.tasks * sizeof(kd_gb_large_node), 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_MREADY, z.tasks * sizeof(uint32_t), 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_MTIGHT, z.tasks * 6 * sizeof(float), 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_MBIG, z.tasks * sizeof(uint32_t), 0, err));
     KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + z.small_refs, 0, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root) * (s->num_small_roots + z.roots), 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + z.leaf_refs), 1, err));
@@ -158,7 +216,11 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             g.task_capacity = capacity_of(b, KD_GB_MREADY, sizeof(uint32_t));
         if (g.task_capacity > capacity_of(b, KD_GB_MTIGHT, 6 * sizeof(float)))
             g.task_capacity = capacity_of(b, KD_GB_MTIGHT, 6 * sizeof(float));
+        if (g.task_capacity > capacity_of(b, KD_GB_MBIG, sizeof(uint32_t)))
+            g.task_capacity = capacity_of(b, KD_GB_MBIG, sizeof(uint32_t));
         g.tight = kd_gb_ptr<float>(b, KD_GB_MTIGHT);
+        g.big = kd_gb_ptr<uint32_t>(b, KD_GB_MBIG);
+        g.block_refs = (uint32_t)o->medium_block_refs;
         g.num_initial = num_nodes;
         g.ref_capacity = capacity_of(b, refs_id + KD_GB_REF_TRI, sizeof(uint32_t));
         g.small_ref_capacity = capacity_of(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI, sizeof(uint32_t));
@@ -180,9 +242,10 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
         g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
         // head, tail, live, done, refs, pool, roots, small refs, leaf refs,
-        // min depth, overflow, cuts
-        const uint32_t init[12] = {0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
-                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0};
+        // min depth, overflow, cuts, block queue's head, tail, live, done,
+        // blocks started
+        const uint32_t init[17] = {0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
+                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0};
         if (b->host) {
             memcpy(&g.scalars->med_head, init, sizeof init);
             // On overflow it goes on, as the device does, so that the counts
@@ -213,9 +276,11 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
             if (st == KD_OK)
                 st = kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem);
+            if (o->medium_blocks > 0 && blocks > (uint32_t)o->medium_blocks)
+                blocks = (uint32_t)o->medium_blocks;
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream,
-                                                         g.ready, g.task_capacity, num_nodes),
+                                                         g, num_nodes),
                                 "medium-stage queue");
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(kernel, blocks, MED_THREADS, smem, b->stream, g),
@@ -240,6 +305,7 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             if (s->profile) {
                 s->profile->num_medium_nodes = counts.med_tail + counts.med_cuts;
                 s->profile->num_medium_cuts = counts.med_cuts;
+                s->profile->num_medium_block_nodes = counts.med_big_done;
             }
             break;
         }

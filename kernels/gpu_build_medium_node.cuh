@@ -13,7 +13,11 @@
 namespace {
 
 // Sizes the device kernel is built for.
-enum { MED_READY = 1, MED_DEAD = 2 };
+// A task's state: ready for a warp, never made (an array overflowed), or
+// ready and in the block queue (a warp skips it, as a dead one).
+enum { MED_READY = 1, MED_DEAD = 2, MED_BIG = 3 };
+// A block-queue place that holds no task (a level's node a warp takes).
+enum : uint32_t { MED_BIG_SKIP = 0xffffffffu };
 // The ring holds fewer than 32 straddlers between drains, and a step adds
 // at most 32.
 enum { MED_THREADS = 256, MED_WARPS = MED_THREADS / 32, MED_MAX_BINS = 128, MED_RING = 64 };
@@ -24,6 +28,9 @@ struct medium_args {
     uint32_t *ready;              // per task: MED_READY once its record and references are written,
                                   // MED_DEAD if it never will be (an array overflowed)
     float *tight;                 // per task made here: its references' bounds (6 floats)
+    uint32_t *big;                // the block queue: per place, task + 1 once published, 0 before,
+                                  // MED_BIG_SKIP for a level's node of a warp's
+    uint32_t block_refs;          // tasks of more references go to the block queue (0: none)
     uint32_t num_initial;         // tasks [0, num_initial) are the level's nodes
     kd_gb_refs small;             // small roots' references
     kd_gb_small_root *roots;

@@ -288,6 +288,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_int(json, "num_small_roots", p->num_small_roots);
     kd_json_kv_int(json, "num_medium_nodes", p->num_medium_nodes);
     kd_json_kv_int(json, "num_medium_cuts", p->num_medium_cuts);
+    kd_json_kv_int(json, "num_medium_block_nodes", p->num_medium_block_nodes);
     kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
     kd_json_kv_int(json, "max_large_refs", (int64_t)p->max_large_refs);
     kd_json_kv_int(json, "device_bytes", (int64_t)p->device_bytes);
@@ -382,8 +383,8 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,
            p->num_small_roots);
-    printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass)\n", "medium-stage nodes",
-           p->num_medium_nodes, p->num_medium_cuts);
+    printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass; %u taken by a block's warps)\n",
+           "medium-stage nodes", p->num_medium_nodes, p->num_medium_cuts, p->num_medium_block_nodes);
 }
 
 int kd_cmd_build(int argc, char **argv)

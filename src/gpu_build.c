@@ -48,7 +48,7 @@ const char *kd_gpu_step_name(kd_gpu_step step)
     case KD_GPU_STEP_LARGE_BOOKKEEP: return "large: bookkeeping";
     case KD_GPU_STEP_LARGE_READBACK: return "large: read-back";
     case KD_GPU_STEP_LARGE_SCATTER: return "large: clip and scatter";
-    case KD_GPU_STEP_MEDIUM: return "medium: warp per node";
+    case KD_GPU_STEP_MEDIUM: return "medium: warps per node";
     case KD_GPU_STEP_SMALL_SETUP: return "small: setup";
     case KD_GPU_STEP_SMALL_NODES: return "small: node passes";
     case KD_GPU_STEP_SMALL_CLIP: return "small: clip passes";
@@ -77,15 +77,18 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
      * latency is most of the cost: the one-launch rung (no init kernel, no
      * atomics) was fastest there on the H100 (in-build profile, bunny). */
     opts->reduce_variant = KD_REDUCE6_VEC4_ONEPASS;
-    /* H100, three runs each: the bunny, crytek sponza and conference built
-     * 1.1-1.6% faster with nodes of up to 2048 references going to the medium
-     * stage than with 1024 (a level or more fewer), sponza and the dragon
-     * the same; 4096 and more lost on crytek sponza (16384: 7% slower). The
-     * trees are the same either way. */
-    opts->medium_min_nodes = 64;
-    opts->medium_max_refs = 2048;
+    /* H100, side by side (two runs of 10 builds each, docs/performance.md):
+     * a level of 16 nodes of at most 8192 references goes to the medium
+     * stage, whose nodes of more than 1024 take a block's warps together;
+     * against 64 of 2048 a warp each, the bunny 2.10-2.14 -> 1.96-1.99 ms,
+     * conference 4.59 -> 4.25-4.27, crytek sponza 5.08 -> 4.84-4.85, the
+     * dragon 12.13-12.15 -> 11.77-11.84. The trees are the same either way. */
+    opts->medium_min_nodes = 16;
+    opts->medium_max_refs = 8192;
+    opts->medium_block_refs = 1024;
     opts->max_device_bytes = 0;
     opts->small_clip_jobs = 0;
+    opts->medium_blocks = 0;
     opts->medium_local_polygons = 0;
     opts->profile = 0;
 }
@@ -122,7 +125,7 @@ static kd_status check_options(const kd_gpu_build_options *o, kd_error *err)
     if ((int)o->reduce_variant < 0 || o->reduce_variant >= KD_REDUCE_NUM_VARIANTS)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: unknown reduction variant %d",
                             (int)o->reduce_variant);
-    if (o->medium_min_nodes < 0 || o->medium_max_refs < 0)
+    if (o->medium_min_nodes < 0 || o->medium_max_refs < 0 || o->medium_block_refs < 0 || o->medium_blocks < 0)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: the medium stage's limits must be >= 0");
     if (!(p->traversal_cost >= 0.0f) || !(p->intersect_cost > 0.0f) ||
         !(p->empty_bonus >= 0.0f && p->empty_bonus <= 1.0f) || p->max_bad_refines < 1 ||

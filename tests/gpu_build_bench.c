@@ -5,7 +5,7 @@
  * in-build reduction profile over every rung of the ladder.
  *
  *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
- *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ typedef struct bench_opts {
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
+                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -114,10 +114,10 @@ static int bench_scene(const char *path, const bench_opts *bo)
         }
     }
     print_stats("GPU", gpu_median, gpu_min, &gs, ref_sah);
-    printf("       large split %s, %u large levels, %u medium nodes (%u empty cuts in a row, %u retries), "
-           "%u small roots, %u host syncs, %.1f MiB on the device\n",
+    printf("       large split %s, %u large levels, %u medium nodes (%u empty cuts in a row, %u by blocks, "
+           "%u retries), %u small roots, %u host syncs, %.1f MiB on the device\n",
            kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_medium_nodes,
-           prof.num_medium_cuts, prof.num_medium_retries, prof.num_small_roots,
+           prof.num_medium_cuts, prof.num_medium_block_nodes, prof.num_medium_retries, prof.num_small_roots,
            prof.num_host_syncs, (double)prof.device_bytes / (1024.0 * 1024.0));
 
     /* One profiled build for the stage times (events add a little). */
@@ -226,6 +226,8 @@ int main(int argc, char **argv)
             bo.build.medium_min_nodes = atoi(argv[++i]);
         else if (strcmp(argv[i], "--medium-refs") == 0 && i + 1 < argc)
             bo.build.medium_max_refs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--medium-block-refs") == 0 && i + 1 < argc)
+            bo.build.medium_block_refs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--small-threshold") == 0 && i + 1 < argc)
             bo.build.small_node_threshold = atoi(argv[++i]);
         else if (strcmp(argv[i], "--bins") == 0 && i + 1 < argc)

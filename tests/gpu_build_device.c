@@ -47,6 +47,24 @@ static void check_against_emulation(const char *label, const kd_mesh *mesh,
     kd_tree_free(&dev);
 }
 
+/* Whether blocks took nodes together (want: at least one; else none). */
+static void check_block_nodes(const char *label, const kd_mesh *mesh, const kd_gpu_build_options *opts, bool want)
+{
+    kd_gpu_build_options o = *opts;
+    kd_gpu_build_profile prof;
+    kd_tree t;
+    kd_error err;
+    o.profile = 1;
+    kd_status st = kd_build_gpu(mesh, &o, &t, &prof, &err);
+    CHECK_MSG(st == KD_OK, "%s (profiled): %s", label, err.message);
+    if (st != KD_OK)
+        return;
+    CHECK_MSG(!want || prof.num_medium_block_nodes > 0, "%s: no node taken by a block", label);
+    CHECK_MSG(prof.num_medium_block_nodes <= prof.num_medium_nodes, "%s: %u block nodes of %u", label,
+              prof.num_medium_block_nodes, prof.num_medium_nodes);
+    kd_tree_free(&t);
+}
+
 static void test_synthetic(void)
 {
     uint32_t sizes[] = {40, 3000, 40000};
@@ -66,6 +84,7 @@ static void test_synthetic(void)
                 /* The medium stage from the root down (a warp per node). */
                 o.medium_min_nodes = 1;
                 o.medium_max_refs = 1 << 30;
+                o.medium_block_refs = 0;
                 snprintf(label, sizeof label, "device %s %u %s, medium from the root",
                          gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
@@ -76,13 +95,39 @@ static void test_synthetic(void)
                          gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
                 o.medium_local_polygons = 0;
+                /* Nodes of more than 200 references taken by a block's
+                 * warps together, the rest by a warp each: the same tree. */
+                o.medium_block_refs = 200;
+                snprintf(label, sizeof label, "device %s %u %s, medium from the root, blocks over 200",
+                         gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
+                check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                check_block_nodes(label, &mesh, &o, sizes[si] >= 3000);
+                /* And in a launch of one block (it serves the block queue,
+                 * then takes the rest a warp at a time) or two (one each). */
+                for (int blocks = 1; blocks <= 2 && sizes[si] == 3000; blocks++) {
+                    o.medium_blocks = blocks;
+                    snprintf(label, sizeof label, "device %s %u %s, medium from the root, blocks over 200, %d block%s",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split),
+                             blocks, blocks > 1 ? "s" : "");
+                    check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                }
+                o.medium_blocks = 0;
+                o.medium_block_refs = 0;
                 if (split == 1 && sizes[si] == 3000) {
                     /* Threshold 2 outgrows the medium stage's first arrays:
                      * slots taken and never filled, and a second run. */
                     o.small_node_threshold = 2;
+                    o.medium_block_refs = 0;
                     snprintf(label, sizeof label, "device %s %u, medium from the root, threshold 2",
                              gb_scene_name((gb_scene_kind)kind), sizes[si]);
                     check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                    /* The same with blocks: block-queue tasks among those
+                     * an overflow leaves dead. */
+                    o.medium_block_refs = 16;
+                    snprintf(label, sizeof label, "device %s %u, medium from the root, threshold 2, blocks over 16",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si]);
+                    check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
+                    o.medium_block_refs = 0;
                     /* A clip-job array of 16 at first: a wave's straddlers
                      * outgrow it, it grows and the stage runs again (the
                      * soup's waves clip hundreds; identical triangles none). */
@@ -347,6 +392,14 @@ static void test_render(void)
     kd_mesh_free(&mesh);
 }
 
+/* Each step of the race run as it ends (sanitizers make it slow). */
+static void race_progress(int kind, int split, const char *what)
+{
+    printf("race: %s, %s split, %s: done\n", kind ? "snapped" : "soup",
+           kd_large_split_name((kd_large_split)split), what);
+    fflush(stdout);
+}
+
 /* A short run for compute-sanitizer's racecheck: every kernel, small sizes. */
 static void test_race(void)
 {
@@ -356,10 +409,22 @@ static void test_race(void)
         for (int split = 0; split < 2; split++) {
             kd_gpu_build_options o;
             gb_options(&o, (kd_large_split)split);
+            /* The medium stage in a launch of four blocks (racecheck's work
+             * grows with the blocks; two serve the block queue). */
+            o.medium_blocks = 4;
             check_against_emulation(kind ? "race snapped" : "race soup", &mesh, &o, 100, true);
-            o.medium_min_nodes = 1; /* and the medium stage from the root */
+            race_progress(kind, split, "defaults");
+            o.medium_min_nodes = 1; /* and the medium stage from the root, a warp per node */
             o.medium_max_refs = 1 << 30;
+            o.medium_block_refs = 0;
             check_against_emulation(kind ? "race snapped, medium" : "race soup, medium", &mesh, &o, 100, true);
+            race_progress(kind, split, "medium");
+            if (split == KD_LARGE_SPLIT_SAH) {
+                o.medium_block_refs = 128; /* with blocks taking the larger nodes together */
+                check_against_emulation(kind ? "race snapped, medium blocks" : "race soup, medium blocks", &mesh,
+                                        &o, 100, true);
+                race_progress(kind, split, "medium blocks");
+            }
         }
         kd_mesh_free(&mesh);
     }

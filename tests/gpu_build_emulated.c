@@ -110,10 +110,10 @@ static void test_limits(void)
     kd_mesh_free(&mesh);
 }
 
-/* The medium stage (a warp per node on the device) builds the tree the large
- * stage would: the same splits, the same references in the same order. Trees
- * with it from the root down, from a middle level and without it must be
- * the same bytes. */
+/* The medium stage (a warp or a block per node on the device) builds the
+ * tree the large stage would: the same splits, the same references in the
+ * same order. Trees with it from the root down, from a middle level and
+ * without it must be the same bytes. */
 static void test_medium(void)
 {
     static const int settings[][2] = {{1, 1 << 30}, {4, 512}, {2, 100}};
@@ -213,6 +213,12 @@ static void test_medium(void)
     gb_make_scene(&mesh, GB_SCENE_SOUP, 100, 1);
     kd_tree t;
     kd_error err;
+    CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.medium_block_refs = -1;
+    CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.medium_blocks = -1;
     CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
     kd_mesh_free(&mesh);
 }
