@@ -38,7 +38,7 @@ build-dev/tests/gpu_build_bench --reduce-profile --profile-builds 20 --no-cpu --
 
 step sanitizers on the GPU builder test
 KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build-dev/tests/gpu_build_device quick >"$OUT/memcheck.log" 2>&1; echo "memcheck exit $?"; tail -3 "$OUT/memcheck.log"
-KD_TEST_QUICK=1 timeout 240 compute-sanitizer --tool racecheck --error-exitcode 1 build-dev/tests/gpu_build_device race >"$OUT/racecheck.log" 2>&1; echo "racecheck exit $?"; tail -3 "$OUT/racecheck.log"
+KD_TEST_QUICK=1 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 1 build-dev/tests/gpu_build_device race >"$OUT/racecheck.log" 2>&1; echo "racecheck exit $?"; tail -3 "$OUT/racecheck.log"
 
 step scan and segmented scan at 2^30 + 3 elements
 KD_TEST_HUGE=1 timeout 150 build-dev/tests/prim_scan_gpu 2>&1 | tail -3
