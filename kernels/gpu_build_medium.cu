@@ -10,11 +10,12 @@
 // what a large level does to the node (bounds, binned SAH or median split,
 // sides, plan, straddlers clipped to each child) with warp reductions,
 // ballots and shared-memory bins; then it files the children: large ones
-// back into a queue, small ones as small roots, empty ones as empty leaves. Per node the arithmetic is the large stage's own (the same
-// choice functions and plan, exact min/max and integer bins, references
-// kept in order on each side), so the tree is the one the large stage would
-// have built; only the order of slots differs, and the output stage orders
-// nodes by tree structure.
+// back into a queue, small ones as small roots, empty ones as empty leaves.
+// Per node the arithmetic is the large stage's own (the same choice
+// functions and plan, exact min/max and integer bins, references kept in
+// order on each side), so the tree is the one the large stage would have
+// built; only the order of slots differs, and the output stage orders nodes
+// by tree structure.
 //
 // References and nodes are appended to growable arrays (the level's own
 // first). An array found too small sets a flag; the host grows it and runs
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
         if (lane == 0) {
             index = atomicAdd(&g.scalars->med_head, 1u);
             for (unsigned sleep = 32;;) {
-                const uint32_t state = index < g.task_capacity ? *(volatile uint32_t *)(g.ready + index) : 0;
+                const uint32_t state = index < g.task_capacity ? *(volatile uint32_t *)(g.ready + index) : 0u;
                 if (state == MED_READY)
                     break;
                 if (state == MED_DEAD || state == MED_BIG) {
