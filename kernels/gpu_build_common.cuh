@@ -91,8 +91,9 @@ struct __align__(16) kd_gb_small_root {
 
 // The node pool: every node of the tree once, in any order (the output
 // stage orders them). kind: an axis 0..2 for interior nodes, or a leaf kind.
-// KD_GB_POOL_DEAD marks a pool slot reserved but never used (the small stage
-// hands out slots in chunks); it belongs to no tree.
+// KD_GB_POOL_DEAD marks a pool slot that belongs to no tree, which the
+// output skips (no stage leaves one now: the small stage takes exactly the
+// slots it fills).
 enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4, KD_GB_POOL_DEAD = 5 };
 struct __align__(16) kd_gb_pool_node {
     uint32_t kind;

@@ -1,6 +1,5 @@
-// Output: the node pool (every node once, in no particular order, among dead
-// slots the small stage reserved and did not use) becomes the shared tree
-// format, depth-first with the below child next.
+// Output: the node pool (every node once, in no particular order) becomes
+// the shared tree format, depth-first with the below child next.
 //  1. Subtree sizes (nodes and leaf references), bottom up. The small
 //     stage's nodes (most of the tree) a wave at a time from the last, each
 //     summing its children's, which lie in the next wave: plain loads, no

@@ -24,12 +24,15 @@
 //  - the children's reference masks are taken from the chosen plane;
 //  - a split appends its two children to the task array, reserves arena
 //    entries for their members (each entry names its task) and leaves a
-//    plan: the masks, the plane and where the children's bounds go. Each
-//    warp takes slots in chunks from two global counters (one atomic per
-//    chunk, not per split: thousands of warps would queue on one address);
-//    slots it leaves unused become dead tasks and dead pool records, and
-//    entries it leaves unused name no task. The order of slots never
-//    reaches the output, which the output stage orders by tree structure.
+//    plan: the masks, the plane and where the children's bounds go. A
+//    warp's pass takes the slots and entries of all its splits from two
+//    global counters with one atomic each (one per pass, not per split:
+//    thousands of warps would queue on one address), exactly as many as
+//    they fill. (Chunks of 16 slots a warp, the unused ones left dead, made
+//    the first waves three quarters dead slots, and runs of them fed few
+//    warps: exact slots were 2-4% faster on the H100.) The order of slots
+//    never reaches the output, which the output stage orders by tree
+//    structure.
 // The member pass writes each member's bounds into the children that go on,
 // clipping a straddler once for both (perfect splits all the way down, as
 // the CPU builder). On the device the node pass does it, each lane for the
@@ -49,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_build_clip_team.cuh"
 #include "gpu_build_small_team.cuh"
 
 namespace {
@@ -122,8 +126,11 @@ struct init_arena {
 // The node pass of a wave: each warp takes a run of tasks and decides them,
 // widest first, in passes, packing several small nodes (teams of 2 to 16
 // lanes) into a pass, or taking a larger node with the whole warp (see
-// gpu_build_small_team.cuh). Runs are short in the last, small waves, so
-// that their few tasks spread over many warps. Blocks of four warps, at
+// gpu_build_small_team.cuh). A run is the wave's tasks shared out over the
+// warps (at least KD_GB_RUN_MIN, at most KD_GB_RUN_MAX), so that a small
+// wave's few tasks spread over every warp (powers of two, as before, left
+// up to half the warps idle on a wave of a few thousand large tasks: side
+// by side on the H100 the exact share was up to 2.5% faster). Blocks of four warps, at
 // least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the
 // latency of the global loads a node makes. Runs go to warps as they come
 // free (H200: every so many'th run to each warp instead, with no shared
@@ -148,12 +155,10 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     if (g.scalars->pool_overflow)
         return; // this run is void: the host grows the arrays and runs again
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
-    reservation res = {0, 0, 0, 0};
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
-    // fewer where the wave is too small to give every warp that many.
-    uint32_t run = KD_GB_RUN_MIN;
-    while (run < KD_GB_RUN_MAX && run * warps < end - begin)
-        run *= 2;
+    // the wave's share per warp where it is too small to give every warp that many.
+    uint32_t run = (end - begin + warps - 1) / warps;
+    run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run > KD_GB_RUN_MAX ? KD_GB_RUN_MAX : run;
     for (;;) {
         uint32_t first = 0;
         if (lane == 0)
@@ -161,22 +166,15 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         first = __shfl_sync(0xffffffffu, first, 0);
         if (first >= end)
             break;
-        process_run(g, &res, first, first + run < end ? first + run : end, lane);
+        process_run(g, first, first + run < end ? first + run : end, lane);
     }
-    // The warp's unused task slots (fewer than a chunk), a lane each.
-    static_assert(TASK_CHUNK <= 32, "a lane per unused slot");
-    const uint32_t unused = __shfl_sync(0xffffffffu, res.task_next, 0);
-    const uint32_t unused_end = __shfl_sync(0xffffffffu, res.task_end, 0);
-    if (unused + lane < unused_end)
-        bury(g, unused + lane, unused + lane + 1u);
 }
 
 enum { CLIP_THREADS = 128 };
 
 // Between waves: the next wave is every task appended by this one, and its
-// members the entries reserved by it. Slots are taken in chunks, so a count
-// can pass its array's end without any split having failed to fit: that too
-// voids the run (the host grows the arrays).
+// members the entries reserved by it. A count past its array's end voids
+// the run (the host grows the arrays).
 KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
 {
     if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
@@ -192,8 +190,32 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
     scalars->wave_next = scalars->wave_begin;
 }
 
+// A clip job by a team of lanes (gpu_build_clip_team.cuh): the same bounds
+// as run_clip_job's, in a shorter chain of steps.
+__device__ void run_clip_job_team(const small_args &g, const clip_job &job, const kd_gb_clip_team &team)
+{
+    const member_box box = g.arena[job.entry];
+    const uint32_t tri = g.refs.tri[job.ref];
+    float child[2][6];
+    kd_gb_clip_split_team(team, g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
+    for (int side = 0; side < 2; side++) {
+        if (team.lane != (uint32_t)side || job.at[side] == KD_GB_DEAD_TASK)
+            continue;
+        member_box out;
+        for (int k = 0; k < 6; k++)
+            out.v[k] = child[side][k];
+        g.arena[job.at[side]] = out;
+    }
+}
+
 // The clip pass: a thread per queued straddler, its polygons in shared
 // memory (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: four to an SM).
+// Where the straddlers are few (at most KD_GB_CLIP_TEAM_ROUNDS for each
+// team of 16 lanes the grid has, 4,224 on an H100) a team takes each
+// instead: such a pass is one clip's chain of steps long. H100, side by
+// side (three runs of 10 builds): every scene about 1% faster, the tail's
+// clip passes 6-7 us; with up to 2 or 4 clips per team no better, and
+// teams in the medium stage's last clips of a node 1-5% slower.
 // The last block to finish then moves the stage on to the next wave (a
 // kernel of its own for that cost a launch per wave, an empty wave's in
 // full): every block has read the queue's count before it counts itself
@@ -201,14 +223,24 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t
 #ifndef KD_GB_CLIP_MIN_BLOCKS
 #define KD_GB_CLIP_MIN_BLOCKS 4 // caps registers at 128 (98 used); polygons in local memory, 256 threads: 4 blocks spilled, 20% slower
 #endif
+#ifndef KD_GB_CLIP_TEAM_ROUNDS
+#define KD_GB_CLIP_TEAM_ROUNDS 1
+#endif
 __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
     extern __shared__ double clip_polygons[];
-    kd_gb_poly_shared<CLIP_THREADS> poly = {clip_polygons + threadIdx.x};
     kd_wait_prior();
     const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->clip_count;
-    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        run_clip_job(g, g.clip_jobs[q], poly);
+    const uint32_t teams = gridDim.x * (blockDim.x / KD_GB_CLIP_TEAM);
+    if (count <= KD_GB_CLIP_TEAM_ROUNDS * teams) {
+        const kd_gb_clip_team team = kd_gb_clip_team_of(clip_polygons, CLIP_THREADS);
+        for (uint32_t q = (blockIdx.x * blockDim.x + threadIdx.x) / KD_GB_CLIP_TEAM; q < count; q += teams)
+            run_clip_job_team(g, g.clip_jobs[q], team);
+    } else {
+        kd_gb_poly_shared<CLIP_THREADS> poly = {clip_polygons + threadIdx.x};
+        for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
+            run_clip_job(g, g.clip_jobs[q], poly);
+    }
     __syncthreads();
     if (threadIdx.x == 0 && atomicAdd(&g.scalars->clip_blocks_done, 1u) == gridDim.x - 1u) {
         g.scalars->clip_blocks_done = 0;
@@ -218,10 +250,9 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
 
 } // namespace
 
-// Slots are taken in chunks, so the unused ones (and with them the arrays'
-// fill) vary a little from build to build. After a build, keep a quarter more
-// than it used, so that rebuilding the same mesh does not grow the arrays
-// again. Best effort: under a memory cap it may not fit, and need not.
+// After a build, keep a quarter more than it used, so that rebuilding the
+// same mesh, or a slightly larger one, does not grow the arrays again. Best
+// effort: under a memory cap it may not fit, and need not.
 static void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *counts)
 {
     kd_error ignored;
@@ -322,11 +353,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
             while (scalars->wave_begin < scalars->wave_end && !scalars->pool_overflow) {
-                reservation res = {0, 0, 0, 0};
                 for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
-                    process_task(g, ws, &res, i);
-                bury(g, res.task_next, res.task_end);
-                bury_members(g, res.arena_next, res.arena_end);
+                    process_task(g, ws, i);
                 // The member pass: each member copied to the children that
                 // go on, a straddler's clip job queued (and counted past the
                 // array, for the rerun's size).

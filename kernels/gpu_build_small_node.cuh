@@ -14,9 +14,7 @@ namespace kd_gb_small {
 enum {
     MAXR = KD_GPU_SMALL_NODE_MAX,
     CAND_PER_REF = 6,
-    WARPS_PER_BLOCK = 4,
-    TASK_CHUNK = 16,   // task slots a warp reserves at once (8 splits)
-    ARENA_CHUNK = 128  // member bounds a warp reserves at once (at least)
+    WARPS_PER_BLOCK = 4
 };
 
 #define KD_GB_DEAD_TASK 0xffffffffu // bounds_at of a task slot left unused

@@ -1,7 +1,7 @@
 // The small-node stage's task bookkeeping, shared by the node pass's warp
-// and packed-team paths and by the host emulation: slots reserved in
-// chunks, unused slots buried, and a node's outcome written (its pool
-// record, and for a split the children's tasks, arena entries and plan).
+// and packed-team paths and by the host emulation: slots reserved, and a
+// node's outcome written (its pool record, and for a split the children's
+// tasks, arena entries and plan).
 // Included by gpu_build_small.cu only.
 #ifndef KD_GPU_BUILD_SMALL_TASKS_CUH
 #define KD_GPU_BUILD_SMALL_TASKS_CUH
@@ -10,68 +10,13 @@
 
 namespace kd_gb_small {
 
-// Arena entries [begin, end) reserved but not used: no task owns them. Only
-// the host's member loop walks every entry; the device reaches entries
-// through the clip queue alone, which holds used ones, so it skips this.
-KD_GB_HD void bury_members(const small_args &g, uint32_t begin, uint32_t end)
+// Two task slots and `members` arena entries for one split, from the two
+// global counters (the whole warp's path and the emulation's; a pass of
+// packed teams takes all its splits' at once, process_pass).
+KD_GB_HD void reserve(const small_args &g, uint32_t members, uint32_t *slot, uint32_t *at)
 {
-#if !defined(__CUDA_ARCH__)
-    for (uint32_t j = begin; j < end && j < g.arena_capacity; j++)
-        g.owner[j] = KD_GB_NONE;
-#else
-    (void)g;
-    (void)begin;
-    (void)end;
-#endif
-}
-
-// A warp's reserved slots (held by lane 0).
-struct reservation {
-    uint32_t task_next, task_end;
-    uint32_t arena_next, arena_end;
-};
-
-// Slots [begin, end) of the task array that will not be used: dead tasks
-// (skipped by the next wave) with dead pool records (skipped by the output).
-KD_GB_HD void bury(const small_args &g, uint32_t begin, uint32_t end)
-{
-    for (uint32_t slot = begin; slot < end && slot < g.task_capacity; slot++) {
-        task dead;
-        dead.mask = 0;
-        for (int k = 0; k < 6; k++)
-            dead.cell[k] = 0.0f;
-        dead.root = 0;
-        dead.ref_start = 0;
-        dead.pool_id = g.pool_base + (slot - g.num_roots);
-        dead.parent = KD_GB_NONE;
-        dead.bounds_at = KD_GB_DEAD_TASK;
-        dead.allowance = 0.0f;
-        dead.depth = 0;
-        dead.bad_refines = 0;
-        g.tasks[slot] = dead;
-        g.pool[dead.pool_id] = kd_gb_pool_record(KD_GB_POOL_DEAD, 0.0f, 0, 0, 0, KD_GB_NONE, 0);
-    }
-}
-
-// Two task slots and `members` arena entries, from the warp's chunks.
-KD_GB_HD void reserve(const small_args &g, reservation *r, uint32_t members, uint32_t *slot,
-                      uint32_t *at)
-{
-    if (r->task_next + 2 > r->task_end) {
-        bury(g, r->task_next, r->task_end);
-        r->task_next = kd_gb_atomic_add(&g.scalars->task_count, (uint32_t)TASK_CHUNK);
-        r->task_end = r->task_next + TASK_CHUNK;
-    }
-    *slot = r->task_next;
-    r->task_next += 2;
-    if (r->arena_next + members > r->arena_end) {
-        bury_members(g, r->arena_next, r->arena_end);
-        uint32_t chunk = members > (uint32_t)ARENA_CHUNK ? members : (uint32_t)ARENA_CHUNK;
-        r->arena_next = kd_gb_atomic_add(&g.scalars->arena_count, chunk);
-        r->arena_end = r->arena_next + chunk;
-    }
-    *at = r->arena_next;
-    r->arena_next += members;
+    *slot = kd_gb_atomic_add(&g.scalars->task_count, 2u);
+    *at = kd_gb_atomic_add(&g.scalars->arena_count, members);
 }
 
 // A task the node pass may split: more members than a leaf may hold, above
@@ -259,7 +204,7 @@ KD_GB_UNROLL
 // A node decided by a whole warp (or the emulation's one lane): its leaf, or
 // its split with slots reserved by lane 0. Returns 1 where it committed a
 // split, whose children are *ch and members go from *base.
-KD_GB_HD int finish_task(const small_args &g, reservation *res, const task &t, uint32_t index,
+KD_GB_HD int finish_task(const small_args &g, const task &t, uint32_t index,
                          const decision &d, uint32_t lane, uint32_t lanes, children *ch, uint32_t *base)
 {
     if (d.leaf) {
@@ -271,7 +216,7 @@ KD_GB_HD int finish_task(const small_args &g, reservation *res, const task &t, u
     uint32_t slot = 0;
     *base = 0;
     if (lane == 0)
-        reserve(g, res, ch->num_members, &slot, base);
+        reserve(g, ch->num_members, &slot, base);
 #if defined(__CUDA_ARCH__)
     slot = __shfl_sync(0xffffffffu, slot, 0);
     *base = __shfl_sync(0xffffffffu, *base, 0);
@@ -281,11 +226,11 @@ KD_GB_HD int finish_task(const small_args &g, reservation *res, const task &t, u
 
 // One node on the host emulation's path (decide through a workspace): leaf
 // or split, its pool record, and its children as new tasks.
-KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res, uint32_t index)
+KD_GB_HD void process_task(const small_args &g, workspace *ws, uint32_t index)
 {
     const task t = g.tasks[index];
     if (t.bounds_at == KD_GB_DEAD_TASK)
-        return; // an unused slot (its pool record marked dead) or a leaf its parent wrote
+        return; // a leaf its parent wrote
     g.plans[index].axis = -1; // until it splits: the member pass skips its members
     uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
     decision d = leaf_decision(t);
@@ -295,7 +240,7 @@ KD_GB_HD void process_task(const small_args &g, workspace *ws, reservation *res,
     }
     children ch;
     uint32_t base;
-    finish_task(g, res, t, index, d, 0, 1, &ch, &base);
+    finish_task(g, t, index, d, 0, 1, &ch, &base);
 }
 
 } // namespace kd_gb_small

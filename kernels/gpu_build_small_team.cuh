@@ -244,7 +244,7 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
 
 // A node of more than TEAM_MAX members with the whole warp, in registers:
 // a lane per member up to 32 members, two per lane up to 64.
-__device__ void process_task_warp(const small_args &g, reservation *res, uint32_t index, uint32_t lane)
+__device__ void process_task_warp(const small_args &g, uint32_t index, uint32_t lane)
 {
     const task t = g.tasks[index];
     const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
@@ -253,7 +253,7 @@ __device__ void process_task_warp(const small_args &g, reservation *res, uint32_
                               : decide_team<32>(g, t, m, active, lane, 32, 32);
     children ch;
     uint32_t base = 0;
-    const int committed = finish_task(g, res, t, index, d, lane, 32, &ch, &base);
+    const int committed = finish_task(g, t, index, d, lane, 32, &ch, &base);
     file_members(g, t, d, ch, base, committed, lane, 32);
 }
 
@@ -275,9 +275,9 @@ __device__ __forceinline__ uint32_t team_width(const small_args &g, uint32_t ind
 // run's task at sorted position s and its width): as many as fit are
 // packed into teams, each on the next lanes aligned to its width, and
 // decided together, or one larger node takes the whole warp. Lane 0
-// reserves the teams' slots from the warp's chunks, in lane order. Returns
+// reserves the splits' slots and entries, one atomic each. Returns
 // the position after the tasks taken. The whole warp calls this.
-__device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t first,
+__device__ uint32_t process_pass(const small_args &g, uint32_t first,
                                  uint32_t n, uint32_t sorted_task, uint32_t sorted_width, uint32_t pos,
                                  uint32_t lane)
 {
@@ -286,7 +286,7 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
     if (lead_width == 0u)
         return n; // only dead tasks are left: nothing to do
     if (lead_width == 32u) {
-        process_task_warp(g, res, first + __shfl_sync(all, sorted_task, (int)pos), lane);
+        process_task_warp(g, first + __shfl_sync(all, sorted_task, (int)pos), lane);
         __syncwarp();
         return pos + 1;
     }
@@ -325,23 +325,34 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
     ch.num_members = 0;
     if (splits)
         plan_children(g, t, d, &ch);
-    // Reservations in lane order: a team leads at its first lane.
-    unsigned leads = __ballot_sync(all, splits && tl == 0);
+    // The pass's splits take their slots and entries together, one atomic
+    // on each counter, in lane order (a team leads at its first lane): two
+    // slots per split, entries by a scan of the leads' member counts.
+    const int leads_split = splits && tl == 0;
+    const unsigned leads = __ballot_sync(all, leads_split);
     uint32_t slot = 0, base = 0;
-#pragma unroll 1
-    while (leads) {
-        const uint32_t j = (uint32_t)__ffs(leads) - 1u;
-        leads &= leads - 1u;
-        uint32_t members = __shfl_sync(all, ch.num_members, (int)j);
-        uint32_t got_slot = 0, got_base = 0;
-        if (lane == 0)
-            reserve(g, res, members, &got_slot, &got_base);
-        got_slot = __shfl_sync(all, got_slot, 0);
-        got_base = __shfl_sync(all, got_base, 0);
-        if (in_team && lane - tl == j) {
-            slot = got_slot;
-            base = got_base;
+    if (leads) {
+        const uint32_t my_members = leads_split ? ch.num_members : 0u;
+        uint32_t members_through = my_members; // inclusive scan over the lanes
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint32_t before = __shfl_up_sync(all, members_through, d);
+            if (lane >= (uint32_t)d)
+                members_through += before;
         }
+        const uint32_t total_members = __shfl_sync(all, members_through, 31);
+        uint32_t first_slot = 0, first_base = 0;
+        if (lane == 0) {
+            first_slot = kd_gb_atomic_add(&g.scalars->task_count, 2u * (uint32_t)__popc(leads));
+            first_base = kd_gb_atomic_add(&g.scalars->arena_count, total_members);
+        }
+        first_slot = __shfl_sync(all, first_slot, 0);
+        first_base = __shfl_sync(all, first_base, 0);
+        const uint32_t lead_slot = first_slot + 2u * (uint32_t)__popc(leads & ((1u << lane) - 1u));
+        const uint32_t lead_base = first_base + members_through - my_members;
+        // Each lane its team's (lanes outside teams read their own, unused).
+        slot = __shfl_sync(all, lead_slot, (int)(lane - tl));
+        base = __shfl_sync(all, lead_base, (int)(lane - tl));
     }
     int committed = 0;
     if (splits)
@@ -355,7 +366,7 @@ __device__ uint32_t process_pass(const small_args &g, reservation *res, uint32_t
 // then hold teams of like widths, so the member loop, which keeps the warp
 // as long as the largest node of the pass, wastes less, and the aligned placement leaves
 // no gaps. The whole warp calls this.
-__device__ void process_run(const small_args &g, reservation *res, uint32_t first,
+__device__ void process_run(const small_args &g, uint32_t first,
                             uint32_t last, uint32_t lane)
 {
     const unsigned all = 0xffffffffu;
@@ -375,7 +386,7 @@ __device__ void process_run(const small_args &g, reservation *res, uint32_t firs
     const uint32_t sorted_width = __shfl_sync(all, my_width, (int)sorted_task);
 #pragma unroll 1
     for (uint32_t pos = 0; pos < n;)
-        pos = process_pass(g, res, first, n, sorted_task, sorted_width, pos, lane);
+        pos = process_pass(g, first, n, sorted_task, sorted_width, pos, lane);
 }
 #endif
 

@@ -30,3 +30,10 @@ add_executable(gpu_build_clip ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_clip.cu)
 target_link_libraries(gpu_build_clip PRIVATE scankd_gpu)
 add_test(NAME gpu_build_clip COMMAND gpu_build_clip)
 set_tests_properties(gpu_build_clip PROPERTIES LABELS cpu)
+# The same cases' split clips on the device, by a thread and by a team of
+# lanes, against the host's, bit for bit (skips with 77 without a device).
+add_executable(gpu_build_clip_device ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_clip.cu)
+target_compile_definitions(gpu_build_clip_device PRIVATE KD_CLIP_ON_DEVICE)
+target_link_libraries(gpu_build_clip_device PRIVATE scankd_gpu)
+add_test(NAME gpu_build_clip_device COMMAND gpu_build_clip_device)
+set_tests_properties(gpu_build_clip_device PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

@@ -160,7 +160,7 @@ struct tally {
 
 // got: the clip's bounds of the triangle in cell. They must hold the
 // reference's; on shapes that clip well, not by more than the widening.
-void check_bounds(const char *what, int kind, const float *v, const float *cell, const float *got,
+[[maybe_unused]] void check_bounds(const char *what, int kind, const float *v, const float *cell, const float *got,
                   tally *t)
 {
     const ref_bounds ref = reference_clip(v, cell);
@@ -201,7 +201,7 @@ void check_bounds(const char *what, int kind, const float *v, const float *cell,
 
 // Whether the polygon of v clipped to cell outgrew its KD_GB_CLIP_MAX
 // points (the clip then falls back to the box, looser but safe).
-bool outgrows(const float *v, const float *cell)
+[[maybe_unused]] bool outgrows(const float *v, const float *cell)
 {
     float tlo[3], thi[3];
     kd_gb_clip_prepare(v, cell, tlo, thi);
@@ -209,42 +209,169 @@ bool outgrows(const float *v, const float *cell)
     return !kd_gb_clip_to_cell(v, tlo, thi, cell, poly).ok;
 }
 
+// A split's clip: the triangle's bounds in the cell (kd_gb_clip_bounds of
+// its own bounds, as a root holds them) and a plane through a vertex's
+// coordinate or anywhere inside the cell.
+struct split_case {
+    float v[9], cell[6], box[6], pos;
+    int axis;
+};
+
+void make_split_case(rng &r, int kind, split_case *sc)
+{
+    make_case(r, kind, sc->v, sc->cell);
+    const float *v = sc->v, *cell = sc->cell;
+    for (int k = 0; k < 3; k++) {
+        sc->box[k] = std::fmin(v[k], std::fmin(v[3 + k], v[6 + k]));
+        sc->box[3 + k] = std::fmax(v[k], std::fmax(v[3 + k], v[6 + k]));
+    }
+    kd_gb_clip_bounds(v, cell, sc->box);
+    const int axis = (int)(r.next() % 3);
+    float pos = (r.next() & 1) ? v[3 * (r.next() % 3) + axis]
+                               : cell[axis] + 0.5f * (r.unit() + 1.0f) * (cell[3 + axis] - cell[axis]);
+    sc->pos = std::fmin(std::fmax(pos, cell[axis]), cell[3 + axis]);
+    sc->axis = axis;
+}
+
+uint64_t kind_seed(int kind)
+{
+    return 0x9e3779b97f4a7c15ull * (uint64_t)(kind + 1);
+}
+
+#if !defined(KD_CLIP_ON_DEVICE)
 // Returns how many of the kind's polygons outgrew their points.
 int run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
 {
-    rng r = {0x9e3779b97f4a7c15ull * (uint64_t)(kind + 1)};
+    rng r = {kind_seed(kind)};
     int outgrown = 0;
     for (int c = 0; c < num_cases; c++) {
-        float v[9], cell[6];
-        make_case(r, kind, v, cell);
-        outgrown += outgrows(v, cell);
-        float box[6]; // the triangle's own bounds: what the root holds
-        for (int k = 0; k < 3; k++) {
-            box[k] = std::fmin(v[k], std::fmin(v[3 + k], v[6 + k]));
-            box[3 + k] = std::fmax(v[k], std::fmax(v[3 + k], v[6 + k]));
-        }
-        float clipped[6];
-        std::memcpy(clipped, box, sizeof box);
-        kd_gb_clip_bounds(v, cell, clipped);
-        check_bounds("kd_gb_clip_bounds", kind, v, cell, clipped, bounds_tally);
-        // Split the cell through a vertex's coordinate or anywhere inside it.
-        const int axis = (int)(r.next() % 3);
-        float pos = (r.next() & 1) ? v[3 * (r.next() % 3) + axis]
-                                   : cell[axis] + 0.5f * (r.unit() + 1.0f) * (cell[3 + axis] - cell[axis]);
-        pos = std::fmin(std::fmax(pos, cell[axis]), cell[3 + axis]);
+        split_case sc;
+        make_split_case(r, kind, &sc);
+        outgrown += outgrows(sc.v, sc.cell);
+        check_bounds("kd_gb_clip_bounds", kind, sc.v, sc.cell, sc.box, bounds_tally);
         float child[2][6];
-        kd_gb_clip_split(v, cell, clipped, axis, pos, child);
+        kd_gb_clip_split(sc.v, sc.cell, sc.box, sc.axis, sc.pos, child);
         for (int side = 0; side < 2; side++) {
             float child_cell[6];
-            kd_gb_child_cell(cell, axis, pos, side, child_cell);
-            check_bounds("kd_gb_clip_split", kind, v, child_cell, child[side], split_tally);
+            kd_gb_child_cell(sc.cell, sc.axis, sc.pos, side, child_cell);
+            check_bounds("kd_gb_clip_split", kind, sc.v, child_cell, child[side], split_tally);
         }
     }
     return outgrown;
 }
+#endif
 
 } // namespace
 
+#if defined(KD_CLIP_ON_DEVICE)
+// gpu_build_clip_device (label gpu): the same cases' split clips on the
+// device, by one thread (kd_gb_clip_split, as the large and medium stages
+// and a busy small-stage clip pass run it) and by a team of lanes
+// (kd_gb_clip_split_team, a quiet clip pass's), each against the host's,
+// bit for bit: the device builds must equal the host emulation's.
+#include "gpu_build_clip_team.cuh"
+
+namespace {
+
+__global__ void clip_by_thread(const split_case *cases, int n, float *out)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n)
+        return;
+    const split_case sc = cases[c];
+    float child[2][6];
+    kd_gb_clip_split(sc.v, sc.cell, sc.box, sc.axis, sc.pos, child);
+    for (int k = 0; k < 12; k++)
+        out[12 * (size_t)c + k] = child[k / 6][k % 6];
+}
+
+enum { TEAM_BLOCK = 128 };
+
+__global__ void clip_by_team(const split_case *cases, int n, float *out)
+{
+    __shared__ double columns[2 * TEAM_BLOCK]; // two doubles a thread: a team's 27 coordinates
+    const kd_gb_clip_team team = kd_gb_clip_team_of(columns, TEAM_BLOCK);
+    const int c = (int)((blockIdx.x * blockDim.x + threadIdx.x) / KD_GB_CLIP_TEAM);
+    if (c >= n)
+        return; // the whole team: c is the team's
+    const split_case sc = cases[c];
+    float child[2][6];
+    kd_gb_clip_split_team(team, sc.v, sc.cell, sc.box, sc.axis, sc.pos, child);
+    if (team.lane < 12)
+        out[12 * (size_t)c + team.lane] = child[team.lane / 6][team.lane % 6];
+}
+
+#define CLIP_CUDA(call)                                                                          \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                     \
+            return 1;                                                                            \
+        }                                                                                        \
+    } while (0)
+
+} // namespace
+
+int main()
+{
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        std::printf("gpu_build_clip_device: no CUDA device, skipped\n");
+        return 77;
+    }
+    const int per_kind = std::getenv("KD_TEST_QUICK") ? 20000 : 100000, n = per_kind * NUM_KINDS;
+    split_case *cases = (split_case *)std::malloc(sizeof(split_case) * (size_t)n);
+    float *host = (float *)std::malloc(sizeof(float) * 12 * (size_t)n);
+    float *got = (float *)std::malloc(sizeof(float) * 12 * (size_t)n);
+    if (!cases || !host || !got)
+        return 1;
+    for (int kind = 0; kind < NUM_KINDS; kind++) {
+        rng r = {kind_seed(kind)};
+        for (int c = 0; c < per_kind; c++) {
+            split_case *sc = &cases[kind * per_kind + c];
+            make_split_case(r, kind, sc);
+            float child[2][6];
+            kd_gb_clip_split(sc->v, sc->cell, sc->box, sc->axis, sc->pos, child);
+            std::memcpy(&host[12 * (size_t)(kind * per_kind + c)], child, sizeof child);
+        }
+    }
+    split_case *d_cases = NULL;
+    float *d_out = NULL;
+    CLIP_CUDA(cudaMalloc(&d_cases, sizeof(split_case) * (size_t)n));
+    CLIP_CUDA(cudaMalloc(&d_out, sizeof(float) * 12 * (size_t)n));
+    CLIP_CUDA(cudaMemcpy(d_cases, cases, sizeof(split_case) * (size_t)n, cudaMemcpyHostToDevice));
+    const char *names[2] = {"one thread", "a team of lanes"};
+    for (int way = 0; way < 2; way++) {
+        CLIP_CUDA(cudaMemset(d_out, 0xff, sizeof(float) * 12 * (size_t)n));
+        if (way == 0)
+            clip_by_thread<<<(n + 127) / 128, 128>>>(d_cases, n, d_out);
+        else
+            clip_by_team<<<(unsigned)(((size_t)n * KD_GB_CLIP_TEAM + TEAM_BLOCK - 1) / TEAM_BLOCK), TEAM_BLOCK>>>(d_cases, n, d_out);
+        CLIP_CUDA(cudaGetLastError());
+        CLIP_CUDA(cudaMemcpy(got, d_out, sizeof(float) * 12 * (size_t)n, cudaMemcpyDeviceToHost));
+        for (int kind = 0; kind < NUM_KINDS; kind++) {
+            int differ = 0;
+            for (int c = kind * per_kind; c < (kind + 1) * per_kind; c++)
+                differ += std::memcmp(&host[12 * (size_t)c], &got[12 * (size_t)c], 12 * sizeof(float)) != 0;
+            g_checks++;
+            if (differ) {
+                g_failures++;
+                std::fprintf(stderr, "%s: %d of %d split clips by %s differ from the host's\n", kind_names[kind],
+                             differ, per_kind, names[way]);
+            }
+        }
+        std::printf("split clips by %s on the device: %d cases of %d kinds compared with the host's\n", names[way],
+                    n, (int)NUM_KINDS);
+    }
+    cudaFree(d_cases);
+    cudaFree(d_out);
+    std::free(cases);
+    std::free(host);
+    std::free(got);
+    std::printf("gpu_build_clip_device: %d checks, %d failed\n", g_checks, g_failures);
+    return g_failures ? 1 : 0;
+}
+#else
 int main()
 {
     const int num_cases = std::getenv("KD_TEST_QUICK") ? 20000 : 200000;
@@ -281,3 +408,4 @@ int main()
     std::printf("gpu_build_clip: %d checks, %d failed\n", g_checks, g_failures);
     return g_failures ? 1 : 0;
 }
+#endif
