@@ -60,6 +60,9 @@ typedef struct kd_gpu_build_options {
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
     uint32_t small_clip_jobs;       /* 0: sized from the small references; else the first size of the
                                        small stage's clip-job array (grown on demand; tests: its growth) */
+    uint32_t small_room;            /* 0: sized from the small references; else the small stage's task
+                                       array first holds this many beyond the roots, and its bounds
+                                       arena this many beyond their members (grown on demand; tests) */
     int medium_blocks;              /* 0: the medium stage runs as many blocks as the GPU holds at once;
                                        else at most this many (tests: few blocks, sanitizers) */
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory,

@@ -10,9 +10,11 @@
 // memory to the lane of each point. The split's bounds are each lane's
 // points and crossings, joined by min and max over the team. Every point is
 // computed by the same operations as on one lane, and min and max do not
-// depend on order, so the bounds are the same, bit for bit
-// (tests/gpu_build_clip_device compares them on the awkward triangles of
-// tests/gpu_build_clip).
+// depend on order, so for finite vertices (the OBJ loader drops others) the
+// bounds are the same, bit for bit (tests/gpu_build_clip_device compares
+// them on the awkward triangles of tests/gpu_build_clip, and
+// gpu_build_clip_overflow with polygons of at most 5 points, which
+// overflow). A change to either clip must be made to both.
 #ifndef KD_GPU_BUILD_CLIP_TEAM_CUH
 #define KD_GPU_BUILD_CLIP_TEAM_CUH
 
@@ -22,14 +24,17 @@
 
 enum { KD_GB_CLIP_TEAM = 16 };
 static_assert((int)KD_GB_CLIP_MAX <= (int)KD_GB_CLIP_TEAM, "a lane per point");
-static_assert(3 * (int)KD_GB_CLIP_MAX <= 2 * (int)KD_GB_CLIP_TEAM, "a polygon in two doubles of each lane's column");
+// Rows of the team's scratch: a polygon's coordinates, 16 to a row.
+enum { KD_GB_CLIP_TEAM_ROWS = (3 * KD_GB_CLIP_MAX + KD_GB_CLIP_TEAM - 1) / KD_GB_CLIP_TEAM };
+static_assert((int)KD_GB_CLIP_TEAM_ROWS <= 6 * (int)KD_GB_CLIP_MAX, "within a thread's polygon column");
 
 // The team of the calling lane: its lanes (for the *_sync calls), its index
 // in the team, its first lane in the warp, and its scratch: the polygon
 // being made, coordinate e of it at scratch[e % 16 + e / 16 * stride]. The
 // scratch is the team's threads' own columns of a block's polygons
 // (kd_gb_poly_shared: a thread's column is every stride'th double from its
-// index), so a team borrows no other thread's memory.
+// index), so a team borrows no other thread's memory; the whole block must
+// take the teams' path, as the threads' clips use the same columns.
 struct kd_gb_clip_team {
     unsigned mask;
     uint32_t lane;  // in the team
@@ -42,8 +47,8 @@ struct kd_gb_clip_team {
     }
 };
 
-// columns: a block's polygon columns, stride doubles apart (at least two
-// doubles for each of its threads).
+// columns: a block's polygon columns, stride doubles apart (at least
+// KD_GB_CLIP_TEAM_ROWS doubles for each of its threads).
 static __device__ __forceinline__ kd_gb_clip_team kd_gb_clip_team_of(double *columns, uint32_t stride)
 {
     kd_gb_clip_team t;
@@ -168,8 +173,8 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
     double lo[2][3], hi[2][3];
 #pragma unroll
     for (int k = 0; k < 3; k++) {
-        lo[0][k] = lo[1][k] = __longlong_as_double(0x7ff0000000000000ll); // +inf
-        hi[0][k] = hi[1][k] = -lo[0][k];
+        lo[0][k] = lo[1][k] = INFINITY;
+        hi[0][k] = hi[1][k] = -INFINITY;
     }
     const double c = (double)pos, near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
     const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);

@@ -150,7 +150,7 @@ struct kd_gb_scalars {
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
     uint32_t total_leaf_refs;  // output: references in all leaves
-    uint32_t total_nodes;      // output: nodes of the tree (the pool less dead slots)
+    uint32_t total_nodes;      // output: nodes of the tree (the pool less any dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
     // The medium stage's counters (gpu_build_medium.cu), set by the host first.

@@ -59,7 +59,8 @@ KD_GB_UNROLL
 // a polygon holds 9: where rounding would make more, the clip falls back to
 // the box (still conservative). Room costs: the device keeps two polygons a
 // thread in shared memory. tests/gpu_build_clip's 1.6 million awkward
-// triangles clip the same with room for 24, 12 or 9 points.
+// triangles clip the same with room for 24, 12 or 9 points (the team clip of
+// gpu_build_clip_team.cuh, a lane per point, allows at most 16).
 #ifndef KD_GB_CLIP_MAX_POINTS
 #define KD_GB_CLIP_MAX_POINTS 9
 #endif
@@ -300,9 +301,10 @@ KD_GB_HD void kd_gb_clip_safe(const float *box, const float *cell, const float *
 // inside the closed box cell, within cell. Never smaller than the truth: a
 // triangle touching cell stays inside the returned bounds.
 // The builder clips straddlers with kd_gb_clip_split (below) in all three
-// stages, so that a straddler gets the same bounds whichever stage files it;
-// this one-cell form is the clip tests/gpu_build_clip checks first and
-// builds the split's inputs with.
+// stages (or its team twin, kd_gb_clip_split_team, which repeats its
+// arithmetic: change both), so that a straddler gets the same bounds
+// whichever stage files it; this one-cell form is the clip
+// tests/gpu_build_clip checks first and builds the split's inputs with.
 // Not inlined: only straddling lanes call it, and its double-precision
 // polygon would otherwise weigh on every caller's registers.
 __attribute__((unused)) static __host__ __device__ __noinline__ void

@@ -37,8 +37,9 @@
 // clipping a straddler once for both (perfect splits all the way down, as
 // the CPU builder). On the device the node pass does it, each lane for the
 // member it holds, as soon as its node is decided; the straddlers (about one
-// member in eight) are queued for a clip pass of their own, a thread each:
-// clipping is the costliest step, and a lane per straddler keeps the GPU
+// member in eight) are queued for a clip pass of their own, a thread each
+// (a team of 16 lanes each where they are few, see clip_kernel): clipping
+// is the costliest step, and a lane per straddler keeps the GPU
 // busy where the node's lanes would mostly wait (the node pass clipping its
 // own straddlers, 32 at a time, made the dragon's builds 23% slower on an
 // H100). Each is queued as a clip job that holds what the clip needs (the
@@ -60,13 +61,14 @@ namespace {
 using namespace kd_gb_small;
 
 // The member pass (see the top of this file). Where entry j goes: its
-// node's plan, or NULL where nowhere (an unused entry, a leaf's member, a
-// member of neither child that goes on).
+// node's plan, or NULL where nowhere (a leaf's member, a member of neither
+// child that goes on; an entry no task claimed, which exact reservations
+// no longer leave, is skipped too).
 KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member_route *r)
 {
     const uint32_t owner = g.owner[j];
     if (owner == KD_GB_NONE)
-        return NULL; // a reserved entry left unused
+        return NULL; // no task claimed it
     const member_plan *plan = &g.plans[owner];
     if (plan->axis < 0)
         return NULL;
@@ -130,11 +132,11 @@ struct init_arena {
 // warps (at least KD_GB_RUN_MIN, at most KD_GB_RUN_MAX), so that a small
 // wave's few tasks spread over every warp (powers of two, as before, left
 // up to half the warps idle on a wave of a few thousand large tasks: side
-// by side on the H100 the exact share was up to 2.5% faster). Blocks of four warps, at
-// least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to fit), hide the
-// latency of the global loads a node makes. Runs go to warps as they come
-// free (H200: every so many'th run to each warp instead, with no shared
-// counter, ran the dragon's node passes 8% slower).
+// by side on the H100 the exact share was up to 2.5% faster). Blocks of
+// four warps, at least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to
+// fit), hide the latency of the global loads a node makes. Runs go to
+// warps as they come free (H200: every so many'th run to each warp
+// instead, with no shared counter, ran the dragon's node passes 8% slower).
 #ifndef KD_GB_RUN_MIN
 #define KD_GB_RUN_MIN 2u // measured on the H200 against 4 and 8: faster on the small scenes, within noise on the dragon
 #endif
@@ -156,7 +158,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         return; // this run is void: the host grows the arrays and runs again
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
-    // the wave's share per warp where it is too small to give every warp that many.
+    // the wave's share per warp where it is too small to give each that many.
     uint32_t run = (end - begin + warps - 1) / warps;
     run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run > KD_GB_RUN_MAX ? KD_GB_RUN_MAX : run;
     for (;;) {
@@ -174,7 +176,8 @@ enum { CLIP_THREADS = 128 };
 
 // Between waves: the next wave is every task appended by this one, and its
 // members the entries reserved by it. A count past its array's end voids
-// the run (the host grows the arrays).
+// the run (the host grows the arrays); commit_split has then already said
+// so, and this is a guard.
 KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
 {
     if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
@@ -292,8 +295,9 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     // Subtrees take a few nodes and members per reference; arrays found too
     // small are grown and the stage rerun (they keep their size for the
     // builds after).
-    size_t capacity = (size_t)s->num_small_roots + 8 * (size_t)s->num_small_refs + 64;
-    size_t arena = 40 * (size_t)s->num_small_refs + 64;
+    const size_t refs = s->num_small_refs;
+    size_t capacity = (size_t)s->num_small_roots + (o->small_room ? o->small_room : 8 * refs + 64);
+    size_t arena = refs + (o->small_room ? o->small_room : 39 * refs + 64);
     // Clip jobs for twice the small references: a wave that wants more voids
     // the run and the array grows (warm builds of the bunny, crytek sponza
     // and the dragon ran the stage once on an H100).
@@ -420,14 +424,19 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             s->profile->num_small_retries++;
         if (attempt >= 8)
             return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: the small-node stage keeps outgrowing its arrays");
-        // The run stopped where the array ran out, so its count is a lower
-        // bound: at least double.
-        if (counts.task_count + 2 > capacity)
-            capacity = 2 * capacity > (size_t)counts.task_count + 64 ? 2 * capacity
-                                                                     : (size_t)counts.task_count + 64;
-        if (counts.arena_count + 128 > arena)
-            arena = 2 * arena > (size_t)counts.arena_count + 128 ? 2 * arena
-                                                                 : (size_t)counts.arena_count + 128;
+        // The run stopped in the wave where an array ran out, so its count
+        // is a lower bound, and the waves after it want more: twice that
+        // count at least (from room for 4096, the synthetic test scenes of
+        // 3000 triangles took up to 8 reruns, the most allowed, when only
+        // the array doubled; up to 7 now).
+        if (counts.task_count + 2 > capacity) {
+            const size_t need = 2 * (size_t)counts.task_count + 64;
+            capacity = 2 * capacity > need ? 2 * capacity : need;
+        }
+        if (counts.arena_count + 128 > arena) {
+            const size_t need = 2 * (size_t)counts.arena_count + 128;
+            arena = 2 * arena > need ? 2 * arena : need;
+        }
         // The void run's later waves asked for no jobs, and may want more:
         // grow fourfold at least. A wave clips at most its members, all in
         // the arena, so jobs as many as its entries always do.

@@ -17,7 +17,7 @@ enum {
     WARPS_PER_BLOCK = 4
 };
 
-#define KD_GB_DEAD_TASK 0xffffffffu // bounds_at of a task slot left unused
+#define KD_GB_DEAD_TASK 0xffffffffu // bounds_at of a child its parent wrote as a leaf (nothing to bound)
 
 struct task {
     unsigned long long mask;

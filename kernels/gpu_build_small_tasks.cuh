@@ -16,7 +16,7 @@ namespace kd_gb_small {
 KD_GB_HD void reserve(const small_args &g, uint32_t members, uint32_t *slot, uint32_t *at)
 {
     *slot = kd_gb_atomic_add(&g.scalars->task_count, 2u);
-    *at = kd_gb_atomic_add(&g.scalars->arena_count, members);
+    *at = members ? kd_gb_atomic_add(&g.scalars->arena_count, members) : 0u;
 }
 
 // A task the node pass may split: more members than a leaf may hold, above

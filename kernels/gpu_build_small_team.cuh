@@ -335,16 +335,17 @@ __device__ uint32_t process_pass(const small_args &g, uint32_t first,
         const uint32_t my_members = leads_split ? ch.num_members : 0u;
         uint32_t members_through = my_members; // inclusive scan over the lanes
 #pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const uint32_t before = __shfl_up_sync(all, members_through, d);
-            if (lane >= (uint32_t)d)
+        for (int dd = 1; dd < 32; dd <<= 1) {
+            const uint32_t before = __shfl_up_sync(all, members_through, dd);
+            if (lane >= (uint32_t)dd)
                 members_through += before;
         }
         const uint32_t total_members = __shfl_sync(all, members_through, 31);
         uint32_t first_slot = 0, first_base = 0;
         if (lane == 0) {
             first_slot = kd_gb_atomic_add(&g.scalars->task_count, 2u * (uint32_t)__popc(leads));
-            first_base = kd_gb_atomic_add(&g.scalars->arena_count, total_members);
+            if (total_members) // children that are all leaves take no entries
+                first_base = kd_gb_atomic_add(&g.scalars->arena_count, total_members);
         }
         first_slot = __shfl_sync(all, first_slot, 0);
         first_base = __shfl_sync(all, first_base, 0);

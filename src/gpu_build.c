@@ -88,6 +88,7 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->medium_block_refs = 1024;
     opts->max_device_bytes = 0;
     opts->small_clip_jobs = 0;
+    opts->small_room = 0;
     opts->medium_blocks = 0;
     opts->medium_local_polygons = 0;
     opts->profile = 0;

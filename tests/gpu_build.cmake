@@ -37,3 +37,12 @@ target_compile_definitions(gpu_build_clip_device PRIVATE KD_CLIP_ON_DEVICE)
 target_link_libraries(gpu_build_clip_device PRIVATE scankd_gpu)
 add_test(NAME gpu_build_clip_device COMMAND gpu_build_clip_device)
 set_tests_properties(gpu_build_clip_device PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+# The same with polygons of at most 5 points, which many cases outgrow: the
+# team's overflow rule against the thread's. Headers only (the library's
+# clips have 9 points), so it links no scankd code.
+add_executable(gpu_build_clip_overflow ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_clip.cu)
+target_compile_definitions(gpu_build_clip_overflow PRIVATE KD_CLIP_ON_DEVICE KD_GB_CLIP_MAX_POINTS=5)
+target_include_directories(gpu_build_clip_overflow PRIVATE ${CMAKE_SOURCE_DIR}/kernels ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(gpu_build_clip_overflow PRIVATE CUDA::cudart)
+add_test(NAME gpu_build_clip_overflow COMMAND gpu_build_clip_overflow)
+set_tests_properties(gpu_build_clip_overflow PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

@@ -269,6 +269,8 @@ int run_kind(int kind, int num_cases, tally *bounds_tally, tally *split_tally)
 // and a busy small-stage clip pass run it) and by a team of lanes
 // (kd_gb_clip_split_team, a quiet clip pass's), each against the host's,
 // bit for bit: the device builds must equal the host emulation's.
+// gpu_build_clip_overflow: the same with polygons of at most 5 points,
+// so that many overflow and fall back to the box.
 #include "gpu_build_clip_team.cuh"
 
 namespace {
@@ -289,7 +291,7 @@ enum { TEAM_BLOCK = 128 };
 
 __global__ void clip_by_team(const split_case *cases, int n, float *out)
 {
-    __shared__ double columns[2 * TEAM_BLOCK]; // two doubles a thread: a team's 27 coordinates
+    __shared__ double columns[KD_GB_CLIP_TEAM_ROWS * TEAM_BLOCK]; // a team's polygon, 16 doubles a row
     const kd_gb_clip_team team = kd_gb_clip_team_of(columns, TEAM_BLOCK);
     const int c = (int)((blockIdx.x * blockDim.x + threadIdx.x) / KD_GB_CLIP_TEAM);
     if (c >= n)
@@ -320,6 +322,7 @@ int main()
         return 77;
     }
     const int per_kind = std::getenv("KD_TEST_QUICK") ? 20000 : 100000, n = per_kind * NUM_KINDS;
+    int outgrown = 0; // polygons past KD_GB_CLIP_MAX points (the fallback to the box)
     split_case *cases = (split_case *)std::malloc(sizeof(split_case) * (size_t)n);
     float *host = (float *)std::malloc(sizeof(float) * 12 * (size_t)n);
     float *got = (float *)std::malloc(sizeof(float) * 12 * (size_t)n);
@@ -330,6 +333,7 @@ int main()
         for (int c = 0; c < per_kind; c++) {
             split_case *sc = &cases[kind * per_kind + c];
             make_split_case(r, kind, sc);
+            outgrown += outgrows(sc->v, sc->cell);
             float child[2][6];
             kd_gb_clip_split(sc->v, sc->cell, sc->box, sc->axis, sc->pos, child);
             std::memcpy(&host[12 * (size_t)(kind * per_kind + c)], child, sizeof child);
@@ -362,6 +366,14 @@ int main()
         }
         std::printf("split clips by %s on the device: %d cases of %d kinds compared with the host's\n", names[way],
                     n, (int)NUM_KINDS);
+    }
+    // Built with fewer points (gpu_build_clip_overflow), the cases must
+    // overflow, so that the team's overflow rule is compared too.
+    std::printf("%d of %d polygons past %d points\n", outgrown, n, (int)KD_GB_CLIP_MAX);
+    g_checks++;
+    if (KD_GB_CLIP_MAX < 9 && outgrown == 0) {
+        g_failures++;
+        std::fprintf(stderr, "no polygon outgrew %d points\n", (int)KD_GB_CLIP_MAX);
     }
     cudaFree(d_cases);
     cudaFree(d_out);

@@ -39,6 +39,9 @@ build-dev/tests/gpu_build_bench --reduce-profile --profile-builds 20 --no-cpu --
 step sanitizers on the GPU builder test
 KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build-dev/tests/gpu_build_device quick >"$OUT/memcheck.log" 2>&1; echo "memcheck exit $?"; tail -3 "$OUT/memcheck.log"
 KD_TEST_QUICK=1 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 1 build-dev/tests/gpu_build_device race >"$OUT/racecheck.log" 2>&1; echo "racecheck exit $?"; tail -3 "$OUT/racecheck.log"
+for tool in memcheck racecheck; do # the team clips' shared scratch
+  KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool $tool --error-exitcode 1 build-dev/tests/gpu_build_clip_device >"$OUT/${tool}_clip.log" 2>&1; echo "$tool (clips) exit $?"; tail -2 "$OUT/${tool}_clip.log"
+done
 
 step scan and segmented scan at 2^30 + 3 elements
 KD_TEST_HUGE=1 timeout 150 build-dev/tests/prim_scan_gpu 2>&1 | tail -3
