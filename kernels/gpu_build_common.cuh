@@ -137,11 +137,11 @@ struct kd_gb_scalars {
     uint32_t new_leaf_refs;
     uint32_t new_pool_nodes;
     uint32_t next_large_max;   // references of the next level's largest node (reset by the scatter)
-    uint32_t task_count;       // small stage: tasks so far (roots first)
+    uint32_t task_count;       // small stage: tasks so far (roots first); with arena_count one
+    uint32_t arena_count;      // 64-bit word, 8-byte aligned: member bounds allocated
     uint32_t wave_begin;       // small stage: the current wave of tasks
     uint32_t wave_end;
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
-    uint32_t arena_count;      // small stage: member bounds allocated
     uint32_t member_begin;     // small stage: the current wave's member bounds
     uint32_t member_end;
     uint32_t clip_count;       // small stage: straddlers queued for clipping

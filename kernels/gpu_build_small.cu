@@ -381,9 +381,9 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             }
             free(ws);
         } else {
-            // task_count, wave_begin, wave_end, pool_overflow, arena_count, member_begin,
+            // task_count, arena_count, wave_begin, wave_end, pool_overflow, member_begin,
             // member_end, clip_count, wave_next, clip_blocks_done, wave_count, clip_short
-            uint32_t init_counts[12] = {g.num_roots, 0, g.num_roots, 0, s->num_small_refs, 0, s->num_small_refs, 0, 0, 0, 0, 0};
+            uint32_t init_counts[12] = {g.num_roots, s->num_small_refs, 0, g.num_roots, 0, 0, s->num_small_refs, 0, 0, 0, 0, 0};
             KD_GB_TRY(kd_gb_cuda(err,
                                  cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
                                                  cudaMemcpyHostToDevice, b->stream),

@@ -342,11 +342,8 @@ __device__ uint32_t process_pass(const small_args &g, uint32_t first,
         }
         const uint32_t total_members = __shfl_sync(all, members_through, 31);
         uint32_t first_slot = 0, first_base = 0;
-        if (lane == 0) {
-            first_slot = kd_gb_atomic_add(&g.scalars->task_count, 2u * (uint32_t)__popc(leads));
-            if (total_members) // children that are all leaves take no entries
-                first_base = kd_gb_atomic_add(&g.scalars->arena_count, total_members);
-        }
+        if (lane == 0)
+            reserve_slots(g, 2u * (uint32_t)__popc(leads), total_members, &first_slot, &first_base);
         first_slot = __shfl_sync(all, first_slot, 0);
         first_base = __shfl_sync(all, first_base, 0);
         const uint32_t lead_slot = first_slot + 2u * (uint32_t)__popc(leads & ((1u << lane) - 1u));
