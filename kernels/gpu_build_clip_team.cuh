@@ -102,13 +102,7 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
                                                           const float *cell, const float *box, int axis,
                                                           float pos, float (*child)[6])
 {
-    float tlo[3], thi[3], safe[2][6];
-    const double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
-    for (int side = 0; side < 2; side++) {
-        float child_cell[6];
-        kd_gb_child_cell(cell, axis, pos, side, child_cell);
-        kd_gb_clip_safe(box, child_cell, tlo, thi, safe[side]);
-    }
+    const kd_gb_split_setup s = kd_gb_clip_split_setup(v, cell, box, axis, pos);
     const uint32_t i = t.lane, below_me = (1u << i) - 1u;
     double p[3] = {0.0, 0.0, 0.0};
     if (i < 3) {
@@ -117,11 +111,7 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
             p[k] = (double)v[3 * i + k];
     }
     // The cell clip (kd_gb_clip_to_cell), a face at a time.
-    uint32_t faces = 0;
-    for (int face = 0; face < 6; face++) {
-        const int a = face >> 1, upper = face & 1;
-        faces |= (uint32_t)(upper ? thi[a] > cell[3 + a] : tlo[a] < cell[a]) << face;
-    }
+    uint32_t faces = kd_gb_clip_faces(s.tlo, s.thi, cell);
     uint32_t n = 3;
     int ok = 1;
     for (; faces != 0 && n > 0; faces &= faces - 1u) {
@@ -176,8 +166,8 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
         lo[0][k] = lo[1][k] = INFINITY;
         hi[0][k] = hi[1][k] = -INFINITY;
     }
-    const double c = (double)pos, near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
-    const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);
+    double c, c_below, c_above;
+    kd_gb_split_band(s.mag, pos, &c, &c_below, &c_above);
     if (ok && n > 0) {
         const uint32_t j = i + 1 < n ? i + 1 : 0;
         double q[3];
@@ -206,8 +196,8 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
     }
     const int found0 = kd_gb_team_join(t, lo[0], hi[0]);
     const int found1 = kd_gb_team_join(t, lo[1], hi[1]);
-    kd_gb_clip_finish(found0, lo[0], hi[0], mag, safe[0], child[0]);
-    kd_gb_clip_finish(found1, lo[1], hi[1], mag, safe[1], child[1]);
+    kd_gb_clip_finish(found0, lo[0], hi[0], s.mag, s.safe[0], child[0]);
+    kd_gb_clip_finish(found1, lo[1], hi[1], s.mag, s.safe[1], child[1]);
 }
 
 #endif // __CUDACC__

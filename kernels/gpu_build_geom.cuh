@@ -176,6 +176,19 @@ KD_GB_UNROLL
     return 1;
 }
 
+// The faces of cell the triangle's bounds (tlo, thi) cross, a bit each
+// (bit 2a: the lower face of axis a, 2a + 1 the upper); the triangle lies
+// on the inner side of the others.
+KD_GB_HD uint32_t kd_gb_clip_faces(const float *tlo, const float *thi, const float *cell)
+{
+    uint32_t faces = 0;
+    for (int face = 0; face < 6; face++) {
+        const int a = face >> 1, upper = face & 1;
+        faces |= (uint32_t)(upper ? thi[a] > cell[3 + a] : tlo[a] < cell[a]) << face;
+    }
+    return faces;
+}
+
 template <typename Poly>
 KD_GB_HD kd_gb_polygon_size kd_gb_clip_to_cell(const float *v, const float *tlo, const float *thi,
                                                const float *cell, Poly &poly)
@@ -184,15 +197,11 @@ KD_GB_HD kd_gb_polygon_size kd_gb_clip_to_cell(const float *v, const float *tlo,
         for (int k = 0; k < 3; k++)
             poly.at(0, i, k) = (double)v[3 * i + k];
     int n = 3, cur = 0, ok = 1;
-    // The faces the triangle crosses (it lies on the inner side of the
-    // others), taken in order. Looping over a lane's own faces, not all six
-    // with a skip, keeps a warp's lanes together: each runs as many passes
-    // as the lane with the most crossed faces, not one per face any crosses.
-    uint32_t faces = 0;
-    for (int face = 0; face < 6; face++) {
-        int a = face >> 1, upper = face & 1;
-        faces |= (uint32_t)(upper ? thi[a] > cell[3 + a] : tlo[a] < cell[a]) << face;
-    }
+    // The faces the triangle crosses, taken in order. Looping over a lane's
+    // own faces, not all six with a skip, keeps a warp's lanes together:
+    // each runs as many passes as the lane with the most crossed faces, not
+    // one per face any crosses.
+    uint32_t faces = kd_gb_clip_faces(tlo, thi, cell);
     for (; faces != 0 && n > 0 && ok; faces &= faces - 1u) {
         const int face = kd_gb_clip_ctz(faces);
         int a = face >> 1, upper = face & 1;
@@ -338,24 +347,50 @@ kd_gb_clip_bounds(const float *v, const float *cell, float *box)
 // polygon is clipped to cell once, then cut by the plane; a grazing edge
 // keeps both its ends on both sides (they enclose the true crossing).
 // The polygons go in poly (kd_gb_clip_split below: the thread's own memory).
+// What a split's clip needs besides the polygon (kd_gb_clip_split_in and
+// its team twin): the triangle's bounds and magnitude, and each side's safe
+// answer.
+struct kd_gb_split_setup {
+    float tlo[3], thi[3], safe[2][6];
+    double mag;
+};
+
+KD_GB_HD kd_gb_split_setup kd_gb_clip_split_setup(const float *v, const float *cell, const float *box, int axis,
+                                                  float pos)
+{
+    kd_gb_split_setup s;
+    s.mag = kd_gb_clip_prepare(v, cell, s.tlo, s.thi);
+    for (int side = 0; side < 2; side++) {
+        float child_cell[6];
+        kd_gb_child_cell(cell, axis, pos, side, child_cell);
+        kd_gb_clip_safe(box, child_cell, s.tlo, s.thi, s.safe[side]);
+    }
+    return s;
+}
+
+// The split plane c and the band of rounding around it: a point at or
+// below c_below goes below, at or above c_above above (computed after the
+// polygon, so that they do not stay in registers through it).
+KD_GB_HD void kd_gb_split_band(double mag, float pos, double *c, double *c_below, double *c_above)
+{
+    const double near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
+    *c = (double)pos;
+    *c_below = KD_GB_DADD(*c, near);
+    *c_above = KD_GB_DSUB(*c, near);
+}
+
 template <typename Poly>
 static __host__ __device__ __forceinline__ void kd_gb_clip_split_in(Poly &poly, const float *v, const float *cell,
                                                                     const float *box, int axis, float pos,
                                                                     float (*child)[6])
 {
-    float tlo[3], thi[3], safe[2][6];
-    double mag = kd_gb_clip_prepare(v, cell, tlo, thi);
-    for (int side = 0; side < 2; side++) {
-        float child_cell[6];
-        kd_gb_child_cell(cell, axis, pos, side, child_cell);
-        kd_gb_clip_safe(box, child_cell, tlo, thi, safe[side]);
-    }
-    const kd_gb_polygon_size size = kd_gb_clip_to_cell(v, tlo, thi, cell, poly);
+    const kd_gb_split_setup s = kd_gb_clip_split_setup(v, cell, box, axis, pos);
+    const kd_gb_polygon_size size = kd_gb_clip_to_cell(v, s.tlo, s.thi, cell, poly);
     // The bounds of each side's points, in registers (no side index).
     double lo0[3], hi0[3], lo1[3], hi1[3];
     int found0 = 0, found1 = 0;
-    const double c = (double)pos, near = KD_GB_DMUL(mag, KD_GB_CLIP_NEAR);
-    const double c_below = KD_GB_DADD(c, near), c_above = KD_GB_DSUB(c, near);
+    double c, c_below, c_above;
+    kd_gb_split_band(s.mag, pos, &c, &c_below, &c_above);
     if (size.ok && size.n > 0) {
         const int n = size.n, cur = size.cur;
         // Each point goes to the sides it lies on, both where it lies within
@@ -396,8 +431,8 @@ KD_GB_UNROLL
             }
         }
     }
-    kd_gb_clip_finish(found0, lo0, hi0, mag, safe[0], child[0]);
-    kd_gb_clip_finish(found1, lo1, hi1, mag, safe[1], child[1]);
+    kd_gb_clip_finish(found0, lo0, hi0, s.mag, s.safe[0], child[0]);
+    kd_gb_clip_finish(found1, lo1, hi1, s.mag, s.safe[1], child[1]);
 }
 
 // kd_gb_clip_split_in with the polygons in the thread's own memory. Not

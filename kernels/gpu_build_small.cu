@@ -26,9 +26,9 @@
 //    entries for their members (each entry names its task) and leaves a
 //    plan: the masks, the plane and where the children's bounds go. A
 //    warp's pass takes the slots and entries of all its splits from two
-//    global counters with one atomic each (one per pass, not per split:
-//    thousands of warps would queue on one address), exactly as many as
-//    they fill. (Chunks of 16 slots a warp, the unused ones left dead, made
+//    global counters in one 64-bit word with one atomic (one per pass, not
+//    per split: thousands of warps would queue on one address), exactly as
+//    many as they fill. (Chunks of 16 slots a warp, the unused ones left dead, made
 //    the first waves three quarters dead slots, and runs of them fed few
 //    warps: exact slots were 2-4% faster on the H100.) The order of slots
 //    never reaches the output, which the output stage orders by tree
@@ -201,14 +201,9 @@ __device__ void run_clip_job_team(const small_args &g, const clip_job &job, cons
     const uint32_t tri = g.refs.tri[job.ref];
     float child[2][6];
     kd_gb_clip_split_team(team, g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
-    for (int side = 0; side < 2; side++) {
-        if (team.lane != (uint32_t)side || job.at[side] == KD_GB_DEAD_TASK)
-            continue;
-        member_box out;
-        for (int k = 0; k < 6; k++)
-            out.v[k] = child[side][k];
-        g.arena[job.at[side]] = out;
-    }
+    for (int side = 0; side < 2; side++)
+        if (team.lane == (uint32_t)side) // a lane per side stores
+            store_clipped(g, job, side, child[side]);
 }
 
 // The clip pass: a thread per queued straddler, its polygons in shared

@@ -157,6 +157,18 @@ KD_GB_HD clip_job make_clip_job(const task &t, const member_plan &plan, const me
     return job;
 }
 
+// A clipped straddler's bounds into its entry in child `side` (none where
+// that child is a leaf).
+KD_GB_HD void store_clipped(const small_args &g, const clip_job &job, int side, const float *bounds)
+{
+    if (job.at[side] == KD_GB_DEAD_TASK)
+        return;
+    member_box out;
+    for (int k = 0; k < 6; k++)
+        out.v[k] = bounds[k];
+    g.arena[job.at[side]] = out;
+}
+
 // Clips a straddler once for both children, into their entries for it
 // (the clip's polygons in poly: shared memory on the device).
 template <typename Poly>
@@ -166,14 +178,8 @@ KD_GB_HD void run_clip_job(const small_args &g, const clip_job &job, Poly &poly)
     const uint32_t tri = g.refs.tri[job.ref];
     float child[2][6];
     kd_gb_clip_split_in(poly, g.tri_verts + 9 * (size_t)tri, job.cell, box.v, job.axis, job.pos, child);
-    for (int side = 0; side < 2; side++) {
-        if (job.at[side] == KD_GB_DEAD_TASK)
-            continue;
-        member_box out;
-        for (int k = 0; k < 6; k++)
-            out.v[k] = child[side][k];
-        g.arena[job.at[side]] = out;
-    }
+    for (int side = 0; side < 2; side++)
+        store_clipped(g, job, side, child[side]);
 }
 
 // Writes split `d` of task `index` into the slots reserved for it (two tasks

@@ -11,6 +11,7 @@
 #ifndef KD_GPU_BUILD_SMALL_TEAM_CUH
 #define KD_GPU_BUILD_SMALL_TEAM_CUH
 
+#include "block_scan.cuh" // kd_warp_inclusive_scan, kd_sum_op
 #include "gpu_build_small_tasks.cuh"
 
 namespace kd_gb_small {
@@ -275,7 +276,7 @@ __device__ __forceinline__ uint32_t team_width(const small_args &g, uint32_t ind
 // run's task at sorted position s and its width): as many as fit are
 // packed into teams, each on the next lanes aligned to its width, and
 // decided together, or one larger node takes the whole warp. Lane 0
-// reserves the splits' slots and entries, one atomic each. Returns
+// reserves the splits' slots and entries with one atomic. Returns
 // the position after the tasks taken. The whole warp calls this.
 __device__ uint32_t process_pass(const small_args &g, uint32_t first,
                                  uint32_t n, uint32_t sorted_task, uint32_t sorted_width, uint32_t pos,
@@ -325,21 +326,17 @@ __device__ uint32_t process_pass(const small_args &g, uint32_t first,
     ch.num_members = 0;
     if (splits)
         plan_children(g, t, d, &ch);
-    // The pass's splits take their slots and entries together, one atomic
-    // on each counter, in lane order (a team leads at its first lane): two
-    // slots per split, entries by a scan of the leads' member counts.
+    // The pass's splits take their slots and entries together with one
+    // atomic (reserve_slots), in lane order (a team leads at its first lane):
+    // two slots per split, entries by a scan of the leads' member counts.
     const int leads_split = splits && tl == 0;
     const unsigned leads = __ballot_sync(all, leads_split);
     uint32_t slot = 0, base = 0;
     if (leads) {
         const uint32_t my_members = leads_split ? ch.num_members : 0u;
-        uint32_t members_through = my_members; // inclusive scan over the lanes
-#pragma unroll
-        for (int dd = 1; dd < 32; dd <<= 1) {
-            const uint32_t before = __shfl_up_sync(all, members_through, dd);
-            if (lane >= (uint32_t)dd)
-                members_through += before;
-        }
+        uint32_t through[1] = {my_members}; // inclusive scan over the lanes
+        kd_warp_inclusive_scan<1>(through, kd_sum_op());
+        const uint32_t members_through = through[0];
         const uint32_t total_members = __shfl_sync(all, members_through, 31);
         uint32_t first_slot = 0, first_base = 0;
         if (lane == 0)

@@ -95,6 +95,18 @@ typedef struct build_options {
     kd_sah_constants report;
 } build_options;
 
+/* A GPU-only integer option `arg` in [min, max] into *dst; returns -1 to go
+ * on, else an exit code. */
+static int gpu_int_option(build_options *o, const char *arg, const char *value, long min, long max, int *dst)
+{
+    long n;
+    if (!kd_parse_int(value, min, max, &n))
+        return kd_cli_usage_error(k_cmd, "%s takes an integer %ld..%ld, not '%s'", arg, min, max, value);
+    *dst = (int)n;
+    o->gpu_only = o->gpu_only ? o->gpu_only : arg;
+    return -1;
+}
+
 /* Parses the command line; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, build_options *o)
 {
@@ -142,28 +154,21 @@ static int parse_args(int argc, char **argv, build_options *o)
                 return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", value);
             o->gpu_only = o->gpu_only ? o->gpu_only : "--large-split";
         } else if (strcmp(arg, "--reduce-variant") == 0) {
-            if (!kd_parse_int(value, 0, KD_REDUCE_NUM_VARIANTS - 1, &n))
-                return kd_cli_usage_error(k_cmd, "--reduce-variant takes an integer 0..%d, not '%s'",
-                                          KD_REDUCE_NUM_VARIANTS - 1, value);
-            o->reduce_variant = (int)n;
-            o->gpu_only = o->gpu_only ? o->gpu_only : "--reduce-variant";
+            int code = gpu_int_option(o, arg, value, 0, KD_REDUCE_NUM_VARIANTS - 1, &o->reduce_variant);
+            if (code >= 0)
+                return code;
         } else if (strcmp(arg, "--small-threshold") == 0) {
-            if (!kd_parse_int(value, 1, KD_GPU_SMALL_NODE_MAX, &n))
-                return kd_cli_usage_error(k_cmd, "--small-threshold takes an integer 1..%d, not '%s'",
-                                          KD_GPU_SMALL_NODE_MAX, value);
-            o->small_threshold = (int)n;
-            o->gpu_only = o->gpu_only ? o->gpu_only : "--small-threshold";
+            int code = gpu_int_option(o, arg, value, 1, KD_GPU_SMALL_NODE_MAX, &o->small_threshold);
+            if (code >= 0)
+                return code;
         } else if (strcmp(arg, "--warmup") == 0) {
-            if (!kd_parse_int(value, 0, 100, &n))
-                return kd_cli_usage_error(k_cmd, "--warmup takes an integer 0..100, not '%s'", value);
-            o->warmup = (int)n;
-            o->gpu_only = o->gpu_only ? o->gpu_only : "--warmup";
+            int code = gpu_int_option(o, arg, value, 0, 100, &o->warmup);
+            if (code >= 0)
+                return code;
         } else if (strcmp(arg, "--repeats") == 0) {
-            if (!kd_parse_int(value, 1, KD_GPU_PROFILE_MAX_REPEATS, &n))
-                return kd_cli_usage_error(k_cmd, "--repeats takes an integer 1..%d, not '%s'",
-                                          KD_GPU_PROFILE_MAX_REPEATS, value);
-            o->repeats = (int)n;
-            o->gpu_only = o->gpu_only ? o->gpu_only : "--repeats";
+            int code = gpu_int_option(o, arg, value, 1, KD_GPU_PROFILE_MAX_REPEATS, &o->repeats);
+            if (code >= 0)
+                return code;
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {

@@ -197,24 +197,21 @@ static void test_medium(void)
         kd_gpu_build_profile prof;
         CHECK(kd_build_gpu_emulated(&mesh, &o, &ref, &prof, &err) == KD_OK);
         const uint32_t default_retries = prof.num_small_retries; /* its other arrays may grow too */
-        o.small_clip_jobs = 16;
-        CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
-        CHECK_MSG(prof.num_small_retries > default_retries, "16 clip jobs: %u small retries, default %u",
-                  prof.num_small_retries, default_retries);
-        CHECK(gb_trees_equal(&ref, &t));
-        kd_tree_free(&t);
-        /* Room for 16384 tasks beyond the roots and 16384 bounds beyond
+        /* Then room for 16384 tasks beyond the roots and 16384 bounds beyond
          * their members at first: a wave's splits pass the arrays' ends
          * (some of a pass's splits committed, the others not), void the
          * run, the arrays grow and the stage runs again, to the same tree. */
-        o.small_clip_jobs = 0;
-        o.small_room = 16384;
-        CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
-        CHECK_MSG(prof.num_small_retries > default_retries, "room 16384: %u small retries, default %u",
-                  prof.num_small_retries, default_retries);
-        CHECK(gb_trees_equal(&ref, &t));
+        for (int small = 0; small < 2; small++) {
+            o.small_clip_jobs = small == 0 ? 16u : 0u;
+            o.small_room = small == 1 ? 16384u : 0u;
+            const char *what = small == 0 ? "16 clip jobs" : "room 16384";
+            CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
+            CHECK_MSG(prof.num_small_retries > default_retries, "%s: %u small retries, default %u", what,
+                      prof.num_small_retries, default_retries);
+            CHECK(gb_trees_equal(&ref, &t));
+            kd_tree_free(&t);
+        }
         kd_tree_free(&ref);
-        kd_tree_free(&t);
         kd_mesh_free(&mesh);
     }
     kd_gpu_build_options o;
