@@ -501,9 +501,11 @@ KD_GB_HD float kd_gb_box_area(const float *cell)
 
 // pbrt-v4's split cost: traversal + intersect (1 - eb) (pB nB + pA nA), eb the
 // empty bonus when one side is empty and spans min_empty_fraction of the cell
-// (as the CPU builder); inv_area = 1 / area of cell.
-KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axis, float pos,
-                                uint32_t num_below, uint32_t num_above, float inv_area)
+// (as the CPU builder); inv_area = 1 / area of cell. The counts as floats
+// (whole numbers, exact below 2^24), as the small stage's node pass counts
+// them; kd_gb_split_cost below takes them as integers.
+KD_GB_HD float kd_gb_split_cost_f(const kd_gb_sah &sah, const float *cell, int axis, float pos,
+                                  float num_below, float num_above, float inv_area)
 {
     int o0 = axis == 2 ? 0 : axis + 1;
     int o1 = o0 == 2 ? 0 : o0 + 1;
@@ -513,15 +515,20 @@ KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axi
     float below = KD_GB_FMUL(2.0f, KD_GB_FADD(cap, KD_GB_FMUL(KD_GB_FSUB(pos, cell[axis]), rim)));
     float above = KD_GB_FMUL(2.0f, KD_GB_FADD(cap, KD_GB_FMUL(KD_GB_FSUB(cell[3 + axis], pos), rim)));
     float p_below = KD_GB_FMUL(below, inv_area), p_above = KD_GB_FMUL(above, inv_area);
-    float eb = (num_below == 0 || num_above == 0) &&
-                       kd_empty_bonus_applies(cell[axis], cell[3 + axis], pos, num_below == 0,
+    float eb = (num_below == 0.0f || num_above == 0.0f) &&
+                       kd_empty_bonus_applies(cell[axis], cell[3 + axis], pos, num_below == 0.0f,
                                               sah.min_empty_fraction)
                    ? sah.empty_bonus
                    : 0.0f;
-    float weighted = KD_GB_FADD(KD_GB_FMUL(p_below, (float)num_below),
-                                KD_GB_FMUL(p_above, (float)num_above));
+    float weighted = KD_GB_FADD(KD_GB_FMUL(p_below, num_below), KD_GB_FMUL(p_above, num_above));
     return KD_GB_FADD(sah.traversal,
                       KD_GB_FMUL(KD_GB_FMUL(sah.intersect, KD_GB_FSUB(1.0f, eb)), weighted));
+}
+
+KD_GB_HD float kd_gb_split_cost(const kd_gb_sah &sah, const float *cell, int axis, float pos,
+                                uint32_t num_below, uint32_t num_above, float inv_area)
+{
+    return kd_gb_split_cost_f(sah, cell, axis, pos, (float)num_below, (float)num_above, inv_area);
 }
 
 // References per triangle are bounded by an allowance handed down the tree:

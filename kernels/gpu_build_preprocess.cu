@@ -15,6 +15,7 @@ struct gather_triangles {
     float *tri_verts;
     kd_gb_refs refs;
     uint32_t *bad_index;
+    uint32_t *bad_vertex;
 
     __host__ __device__ void operator()(uint32_t i) const
     {
@@ -25,8 +26,24 @@ struct gather_triangles {
                 *bad_index = 1; // reported by the host; vertex 0 keeps the build going safely
                 vi = 0;
             }
-            for (int k = 0; k < 3; k++)
-                v[3 * c + k] = positions[3 * (size_t)vi + k];
+            for (int k = 0; k < 3; k++) {
+                float x = positions[3 * (size_t)vi + k];
+                // A NaN or infinity (the OBJ loader refuses them, a device
+                // mesh may not): reported by the host after the build,
+                // which a 0 in its place keeps finite and safe (the clips,
+                // and the device's and the emulation's trees, assume finite
+                // vertices). The highest such vertex is named, the same
+                // every run.
+                if (!isfinite(x)) {
+#if defined(__CUDA_ARCH__)
+                    atomicMax(bad_vertex, vi + 1u);
+#else
+                    *bad_vertex = *bad_vertex > vi + 1u ? *bad_vertex : vi + 1u;
+#endif
+                    x = 0.0f;
+                }
+                v[3 * c + k] = x;
+            }
         }
         for (int k = 0; k < 9; k++)
             tri_verts[9 * (size_t)i + k] = v[k];
@@ -123,6 +140,7 @@ kd_status kd_gb_stage_preprocess(kd_gpu_builder *b, kd_gb_build_state *s, kd_err
     gather.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
     gather.refs = kd_gb_ref_set(b, KD_GB_REFS_A);
     gather.bad_index = &scalars->bad_index;
+    gather.bad_vertex = &scalars->bad_vertex;
     KD_GB_TRY(kd_gb_map(b, n, gather, "gathering triangles", err));
 
     kd_gb_refs refs = kd_gb_ref_set(b, KD_GB_REFS_A);

@@ -145,7 +145,13 @@ struct init_arena {
 #endif
 static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort it");
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 4 // caps registers at 128 (no spills); H200: at 3 (133 registers, 3 blocks per SM) the dragon's node passes took 7.9 ms, at 4 6.6
+// Five caps registers at 102 (96, with 36 bytes of spills): H100 side by side
+// against four (118 registers, no spills), three runs each, the dragon
+// 11.05-11.17 -> 10.63-10.72 ms, crytek sponza 4.42-4.50 -> 4.32-4.45, the
+// others within noise, once the counting loop took two instructions a count
+// (le_one); before that, five had lost 2.5-5% on conference. H200: at 3 (133
+// registers, 3 blocks per SM) the dragon's node passes took 7.9 ms, at 4 6.6.
+#define KD_GB_WAVE_MIN_BLOCKS 5
 #endif
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {

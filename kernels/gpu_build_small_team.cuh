@@ -51,6 +51,26 @@ __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask
     }
 }
 
+// 1.0f where a <= b (le_one) or a >= b (ge_one), else 0.0f (also for a NaN,
+// as the comparison): one instruction (FSET.BF), which the counting loop
+// below adds to its float counts, two instructions a count. Written
+// `count += a <= b` on integers, the compiler made three (an add, a compare
+// and a conditional move back): H100 side by side, the builds 2.5-4%
+// faster with these.
+__device__ __forceinline__ float le_one(float a, float b)
+{
+    float one;
+    asm("set.le.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
+    return one;
+}
+
+__device__ __forceinline__ float ge_one(float a, float b)
+{
+    float one;
+    asm("set.ge.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
+    return one;
+}
+
 // The members' bounds of the nodes a warp decides, slot c for the member
 // on lane c (and c + 32 for a lane's second), for the counting loop.
 struct member_slots {
@@ -124,11 +144,13 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         slot_bounds(slots, base + tl + (uint32_t)h * w, own_lo, own_hi);
         // Candidate r (= 2 * axis + upper) of the member, as in decide.
         float s[CAND_PER_REF];
-        uint32_t below[CAND_PER_REF], above[CAND_PER_REF];
+        // The counts as floats (whole numbers, exact), as le_one and
+        // ge_one give them and kd_gb_split_cost_f takes them.
+        float below[CAND_PER_REF], above[CAND_PER_REF];
 #pragma unroll
         for (int r = 0; r < CAND_PER_REF; r++) {
             s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? own_hi[r >> 1] : own_lo[r >> 1], r & 1), 0.0f);
-            below[r] = above[r] = 0;
+            below[r] = above[r] = 0.0f;
         }
         // Every member's bounds against these planes, read from the warp's
         // slots (two shared loads where six shuffles were: the dragon's
@@ -143,8 +165,8 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
             slot_bounds(slots, base + from, other_lo, other_hi);
 #pragma unroll
             for (int r = 0; r < CAND_PER_REF; r++) {
-                below[r] += other_lo[r >> 1] <= s[r];
-                above[r] += other_hi[r >> 1] >= s[r];
+                below[r] += le_one(other_lo[r >> 1], s[r]);
+                above[r] += ge_one(other_hi[r >> 1], s[r]);
             }
         }
         // Ties go to the lower id. decide's ids count in the root's
@@ -155,7 +177,7 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
             int a = r >> 1;
             if (!have[h] || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
                 continue;
-            float cost = kd_gb_split_cost(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
+            float cost = kd_gb_split_cost_f(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
             uint32_t id = (tl + (uint32_t)h * w) * CAND_PER_REF + (uint32_t)r;
             if (cost < best || (cost == best && id < best_id)) {
                 best = cost;

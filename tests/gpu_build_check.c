@@ -258,3 +258,31 @@ double gb_sah_cost(const kd_tree *tree)
     kd_tree_compute_stats(tree, &c, &stats);
     return stats.sah_cost;
 }
+
+void gb_check_non_finite(gb_build_fn build, const char *who)
+{
+    const float bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+        for (uint32_t n = 3; n <= 300; n += 297) { /* the small stage from the root, then the large */
+            kd_mesh mesh;
+            gb_make_scene(&mesh, GB_SCENE_SOUP, n, 7);
+            uint32_t victim = mesh.num_vertices / 2;
+            mesh.positions[3 * victim + (uint32_t)k] = bad[k];
+            kd_gpu_build_options o;
+            gb_options(&o, KD_LARGE_SPLIT_SAH);
+            kd_tree t;
+            kd_error err;
+            char want[64];
+            snprintf(want, sizeof want, "vertex %u ", victim);
+            CHECK_MSG(build(&mesh, &o, &t, NULL, &err) == KD_ERR_INVALID && strstr(err.message, want) &&
+                          strstr(err.message, "not finite"),
+                      "%s, %u triangles, bad coordinate %d: %s", who, n, k, err.message);
+            mesh.positions[3 * victim + (uint32_t)k] = 1.0f;
+            kd_status st = build(&mesh, &o, &t, NULL, &err);
+            CHECK_MSG(st == KD_OK, "%s, %u triangles, mended: %s", who, n, err.message);
+            if (st == KD_OK)
+                kd_tree_free(&t);
+            kd_mesh_free(&mesh);
+        }
+    }
+}

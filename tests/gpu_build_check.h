@@ -38,6 +38,15 @@ void gb_options(kd_gpu_build_options *opts, kd_large_split split);
  * num_rays rays (camera rays through the scene, then random rays). */
 void gb_check_tree(const char *label, const kd_mesh *mesh, const kd_tree *tree, uint32_t num_rays);
 
+/* A builder as kd_build_gpu and kd_build_gpu_emulated are called. */
+typedef kd_status (*gb_build_fn)(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd_tree *tree,
+                                 kd_gpu_build_profile *profile, kd_error *err);
+
+/* CHECKs that build refuses a mesh with a NaN or infinite coordinate, naming
+ * the vertex, whether the small or the large stage takes its triangles, and
+ * builds it once mended. who names the builder in messages. */
+void gb_check_non_finite(gb_build_fn build, const char *who);
+
 /* Byte-for-byte equality of two trees. */
 bool gb_trees_equal(const kd_tree *a, const kd_tree *b);
 

@@ -462,6 +462,7 @@ int main(int argc, char **argv)
         }
     }
     test_synthetic();
+    gb_check_non_finite(kd_build_gpu, "device");
     test_memory();
     test_profile();
     test_render();

@@ -355,6 +355,7 @@ int main(void)
 {
     test_profile_median();
     test_empty_mesh();
+    gb_check_non_finite(kd_build_gpu_emulated, "emulated");
     test_synthetic();
     test_identical_bounded();
     test_limits();
