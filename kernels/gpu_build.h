@@ -150,7 +150,10 @@ void kd_gpu_builder_destroy(kd_gpu_builder *builder);
 kd_status kd_gpu_builder_set_mesh(kd_gpu_builder *builder, const kd_mesh *mesh, kd_error *err);
 
 /* Uses a mesh already in device memory (borrowed: it must outlive the builds):
- * positions are 3 floats per vertex, indices 3 per triangle. */
+ * positions are 3 floats per vertex, indices 3 per triangle. A build fails
+ * with KD_ERR_INVALID, naming the fault, where a triangle names a vertex past
+ * num_vertices or one with a NaN or infinite coordinate (the mesh is not
+ * read here, so it is the build that finds them). */
 kd_status kd_gpu_builder_set_device_mesh(kd_gpu_builder *builder, const float *d_positions,
                                          const uint32_t *d_indices, uint32_t num_vertices,
                                          uint32_t num_triangles, kd_error *err);

@@ -143,16 +143,30 @@ kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err)
     return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->stream), "cudaEventRecord");
 }
 
+// The mesh's faults the preprocess found, reported at the first read-back
+// after it, before anything they may have upset (a triangle stretched to a
+// replacement vertex could make a stage outgrow its memory cap).
+static kd_status check_mesh_faults(const kd_gpu_builder *b, const kd_gb_scalars *counts, kd_error *err)
+{
+    if (counts->bad_index)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: a triangle names a vertex index past "
+                          "the mesh's %u vertices", b->num_vertices);
+    if (counts->bad_vertex)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: vertex %u (counting from 0) has a coordinate that "
+                          "is not finite (NaN or infinity)", counts->bad_vertex - 1u);
+    return KD_OK;
+}
+
 kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
 {
     if (b->host) {
         *out = *kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-        return KD_OK;
+        return check_mesh_faults(b, out, err);
     }
     // The copy's event, not the stream: kernels queued after the copy run on.
     KD_GB_TRY(kd_gb_cuda(err, cudaEventSynchronize(b->counts_ready), "GPU build kernels"));
     *out = *b->h_scalars;
-    return KD_OK;
+    return check_mesh_faults(b, out, err);
 }
 
 kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)

@@ -376,12 +376,6 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
         s->profile->num_host_syncs++;
     if (counts.broken_pool)
         return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
-    if (counts.bad_index)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: a triangle names a vertex index past "
-                          "the mesh's %u vertices", b->num_vertices);
-    if (counts.bad_vertex)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: vertex %u (counting from 0) has a coordinate that "
-                          "is not finite (NaN or infinity)", counts.bad_vertex - 1u);
     if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
         return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
                           "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,

@@ -23,15 +23,16 @@ struct gather_triangles {
         for (int c = 0; c < 3; c++) {
             uint32_t vi = indices[3 * (size_t)i + c];
             if (vi >= num_vertices) {
-                *bad_index = 1; // reported by the host; vertex 0 keeps the build going safely
+                *bad_index = 1; // reported by the host (as bad_vertex); vertex 0 keeps the build going safely
                 vi = 0;
             }
             for (int k = 0; k < 3; k++) {
                 float x = positions[3 * (size_t)vi + k];
-                // A NaN or infinity (the OBJ loader refuses them, a device
-                // mesh may not): reported by the host after the build,
-                // which a 0 in its place keeps finite and safe (the clips,
-                // and the device's and the emulation's trees, assume finite
+                // A NaN or infinity (the OBJ loader drops such triangles,
+                // a device mesh may hold them): reported by the host at its
+                // first read-back of the counts, and until then a 0 in its
+                // place keeps the build finite and safe (the clips, and the
+                // device's and the emulation's trees, assume finite
                 // vertices). The highest such vertex is named, the same
                 // every run.
                 if (!isfinite(x)) {

@@ -145,7 +145,8 @@ struct init_arena {
 #endif
 static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort it");
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-// Five caps registers at 102 (96, with 36 bytes of spills): H100 side by side
+// Five blocks cap registers at 65536 / (5 x 128) = 102 (ptxas uses 96, with
+// 36 bytes of spills): H100 side by side
 // against four (118 registers, no spills), three runs each, the dragon
 // 11.05-11.17 -> 10.63-10.72 ms, crytek sponza 4.42-4.50 -> 4.32-4.45, the
 // others within noise, once the counting loop took two instructions a count

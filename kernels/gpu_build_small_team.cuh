@@ -55,8 +55,8 @@ __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask
 // as the comparison): one instruction (FSET.BF), which the counting loop
 // below adds to its float counts, two instructions a count. Written
 // `count += a <= b` on integers, the compiler made three (an add, a compare
-// and a conditional move back): H100 side by side, the builds 2.5-4%
-// faster with these.
+// and a conditional move back): H100 side by side, the builds 2-5% faster
+// with these (docs/performance.md).
 __device__ __forceinline__ float le_one(float a, float b)
 {
     float one;
