@@ -95,16 +95,33 @@ typedef struct build_options {
     kd_sah_constants report;
 } build_options;
 
-/* A GPU-only integer option `arg` in [min, max] into *dst; returns -1 to go
- * on, else an exit code. */
-static int gpu_int_option(build_options *o, const char *arg, const char *value, long min, long max, int *dst)
+/* The GPU-only integer options, each in [min, max]: `arg` with `value` into
+ * its field. Returns -1 when parsed, -2 when arg is none of them, else an
+ * exit code. */
+static int gpu_int_option(build_options *o, const char *arg, const char *value)
 {
-    long n;
-    if (!kd_parse_int(value, min, max, &n))
-        return kd_cli_usage_error(k_cmd, "%s takes an integer %ld..%ld, not '%s'", arg, min, max, value);
-    *dst = (int)n;
-    o->gpu_only = o->gpu_only ? o->gpu_only : arg;
-    return -1;
+    const struct {
+        const char *name;
+        long min, max;
+        int *dst;
+    } options[] = {
+        {"--reduce-variant", 0, KD_REDUCE_NUM_VARIANTS - 1, &o->reduce_variant},
+        {"--small-threshold", 1, KD_GPU_SMALL_NODE_MAX, &o->small_threshold},
+        {"--warmup", 0, 100, &o->warmup},
+        {"--repeats", 1, KD_GPU_PROFILE_MAX_REPEATS, &o->repeats},
+    };
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+        if (strcmp(arg, options[k].name) != 0)
+            continue;
+        long n;
+        if (!kd_parse_int(value, options[k].min, options[k].max, &n))
+            return kd_cli_usage_error(k_cmd, "%s takes an integer %ld..%ld, not '%s'", arg, options[k].min,
+                                      options[k].max, value);
+        *options[k].dst = (int)n;
+        o->gpu_only = o->gpu_only ? o->gpu_only : options[k].name;
+        return -1;
+    }
+    return -2;
 }
 
 /* Parses the command line; returns -1 to go on, else an exit code. */
@@ -144,6 +161,11 @@ static int parse_args(int argc, char **argv, build_options *o)
             continue;
         }
 
+        const int code = gpu_int_option(o, arg, value);
+        if (code >= 0)
+            return code;
+        if (code == -1)
+            continue;
         if (strcmp(arg, "--save") == 0) {
             o->save_path = value;
         } else if (strcmp(arg, "--device") == 0) {
@@ -153,22 +175,6 @@ static int parse_args(int argc, char **argv, build_options *o)
             if ((o->large_split = kd_large_split_parse(value)) < 0)
                 return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", value);
             o->gpu_only = o->gpu_only ? o->gpu_only : "--large-split";
-        } else if (strcmp(arg, "--reduce-variant") == 0) {
-            int code = gpu_int_option(o, arg, value, 0, KD_REDUCE_NUM_VARIANTS - 1, &o->reduce_variant);
-            if (code >= 0)
-                return code;
-        } else if (strcmp(arg, "--small-threshold") == 0) {
-            int code = gpu_int_option(o, arg, value, 1, KD_GPU_SMALL_NODE_MAX, &o->small_threshold);
-            if (code >= 0)
-                return code;
-        } else if (strcmp(arg, "--warmup") == 0) {
-            int code = gpu_int_option(o, arg, value, 0, 100, &o->warmup);
-            if (code >= 0)
-                return code;
-        } else if (strcmp(arg, "--repeats") == 0) {
-            int code = gpu_int_option(o, arg, value, 1, KD_GPU_PROFILE_MAX_REPEATS, &o->repeats);
-            if (code >= 0)
-                return code;
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {

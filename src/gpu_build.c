@@ -1,6 +1,7 @@
 /* Host-side glue of the GPU builder (kernels/gpu_build.h): options, their
  * checks and the depth cap (from the host library's kd_build_max_depth),
  * names, and the one-call build from a host mesh to a host tree. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,28 +149,28 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 
-void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd_gpu_build_profile *out)
+/* The median over n profiles of the double `offset` bytes into each. */
+static double profile_field_median(const kd_gpu_build_profile *profiles, int n, size_t offset)
 {
     double v[KD_GPU_PROFILE_MAX_REPEATS];
+    for (int k = 0; k < n; k++)
+        memcpy(&v[k], (const char *)&profiles[k] + offset, sizeof v[k]);
+    return kd_median(v, n);
+}
+
+void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd_gpu_build_profile *out)
+{
     if (n > KD_GPU_PROFILE_MAX_REPEATS)
         n = KD_GPU_PROFILE_MAX_REPEATS;
     kd_gpu_build_profile m = profiles[n - 1];
-    for (int k = 0; k < n; k++)
-        v[k] = profiles[k].build_ms;
-    m.build_ms = kd_median(v, n);
-    for (int k = 0; k < n; k++)
-        v[k] = profiles[k].reduce_ms;
-    m.reduce_ms = kd_median(v, n);
-    for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
-        for (int k = 0; k < n; k++)
-            v[k] = profiles[k].stage_ms[i];
-        m.stage_ms[i] = kd_median(v, n);
-    }
-    for (int i = 0; i < KD_GPU_NUM_STEPS; i++) {
-        for (int k = 0; k < n; k++)
-            v[k] = profiles[k].step_ms[i];
-        m.step_ms[i] = kd_median(v, n);
-    }
+    m.build_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, build_ms));
+    m.reduce_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, reduce_ms));
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
+        m.stage_ms[i] = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, stage_ms) +
+                                                              (size_t)i * sizeof m.stage_ms[0]);
+    for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
+        m.step_ms[i] = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, step_ms) +
+                                                             (size_t)i * sizeof m.step_ms[0]);
     *out = m;
 }
 
