@@ -68,6 +68,8 @@ typedef struct kd_gpu_build_options {
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory,
                                        as on GPUs without room in shared memory (tests: that path) */
     int profile;                    /* 1: time stages and reductions with CUDA events */
+    int kernel_clock;               /* 1 (with profile): also the reductions' and the build's kernels'
+                                       device time by CUPTI (kd_kernel_clock.h), where it can run */
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
@@ -118,6 +120,11 @@ typedef struct kd_gpu_build_profile {
     uint32_t step_count[KD_GPU_NUM_STEPS]; /* how often each step ran */
     double reduce_ms;                   /* time inside the reduction primitives (profile on) */
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
+    int kernel_clocked;                 /* 1: the kernel-time fields below were measured (kernel_clock) */
+    double reduce_kernel_ms;            /* device time of the reduction calls' kernels and memsets */
+    uint32_t num_reduce_kernels;        /* how many kernels and memsets those calls ran */
+    double kernel_ms;                   /* device time of all the build's kernels and memsets */
+    uint32_t num_kernels;
     uint32_t num_large_levels;
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
@@ -195,7 +202,10 @@ kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd
  * by field (so they need not add up), its counts the last build's, and the
  * tree is the last build's. first_build_ms (may be NULL): the host wall time
  * of the builder's first build, warm-up or not, which also loads the kernels
- * (CUDA loads them lazily) and sizes the buffers. */
+ * (CUDA loads them lazily) and sizes the buffers. With profile and
+ * kernel_clock, `repeats` more builds with the kernel clock on give the
+ * profile's kernel times (their medians), so its tracing upsets none of the
+ * event times. */
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
                             int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
                             double *first_build_ms, kd_error *err);

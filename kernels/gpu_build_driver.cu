@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "gpu_build_common.cuh"
+#include "kd_kernel_clock.h"
 
 static double now_ms(void)
 {
@@ -90,9 +91,30 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     s.num_tris = b->num_triangles;
     s.profile = prof;
 
+    // The kernel clock's tracing slows the host's launches, so it is its own
+    // option; where CUPTI cannot run (another tool holds it) the build goes
+    // on without the figure.
+    b->kernel_clock_on = 0;
+    if (opts->profile && opts->kernel_clock && !b->host) {
+        KD_GB_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build: before the kernel clock"));
+        b->kernel_clock_on = kd_kernel_clock_start(NULL) == KD_OK;
+    }
+
     double t0 = now_ms();
     kd_status st = build(b, &s, err);
     prof->build_ms = now_ms() - t0;
+    if (b->kernel_clock_on) {
+        kd_kernel_clock_sum sum;
+        kd_error clock_err;
+        b->kernel_clock_on = 0;
+        if (kd_kernel_clock_stop(&sum, &clock_err) == KD_OK && st == KD_OK && sum.num_dropped == 0) {
+            prof->kernel_clocked = 1;
+            prof->reduce_kernel_ms = sum.tagged_ms;
+            prof->num_reduce_kernels = sum.num_tagged;
+            prof->kernel_ms = sum.all_ms;
+            prof->num_kernels = sum.num_all;
+        }
+    }
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->num_small_roots = s.num_small_roots;

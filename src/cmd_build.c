@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "cpu_build.h"
 #include "gpu_build.h"
+#include "kd_kernel_clock.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -59,7 +60,10 @@ static void print_help(void)
            "                           calls (default 6, one launch)\n"
            "  --profile                time stages and reductions with CUDA events and print\n"
            "                           the in-build profile: build and per-stage ms, time in\n"
-           "                           reductions and their launches, host syncs, levels\n"
+           "                           reductions and their launches, host syncs, levels;\n"
+           "                           then as many builds again traced by CUPTI for the\n"
+           "                           device time of the reductions' kernels and of all\n"
+           "                           the build's kernels (without launch gaps)\n"
            "  --warmup N               untimed builds of the same mesh before the timed ones\n"
            "                           (0..100; default 1): a builder's first build also loads\n"
            "                           its kernels and sizes its buffers (its time is shown as\n"
@@ -294,6 +298,13 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_end_object(json);
     kd_json_kv_number(json, "reduce_ms", p->reduce_ms);
     kd_json_kv_int(json, "num_reduce_calls", p->num_reduce_calls);
+    kd_json_kv_bool(json, "kernel_clocked", p->kernel_clocked);
+    if (p->kernel_clocked) {
+        kd_json_kv_number(json, "reduce_kernel_ms", p->reduce_kernel_ms);
+        kd_json_kv_int(json, "num_reduce_kernels", p->num_reduce_kernels);
+        kd_json_kv_number(json, "kernel_ms", p->kernel_ms);
+        kd_json_kv_int(json, "num_kernels", p->num_kernels);
+    }
     kd_json_kv_int(json, "num_host_syncs", p->num_host_syncs);
     kd_json_kv_int(json, "num_large_levels", p->num_large_levels);
     kd_json_kv_int(json, "num_small_roots", p->num_small_roots);
@@ -363,6 +374,7 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
     if (o->small_threshold > 0)
         opts->small_node_threshold = o->small_threshold;
     opts->profile = o->profile;
+    opts->kernel_clock = o->profile;
     gpu->warmup = o->warmup;
     gpu->repeats = o->repeats;
     kd_status st = kd_build_gpu_warm(mesh, opts, o->warmup, o->repeats, tree, &gpu->profile,
@@ -391,6 +403,15 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
             printf("    %-24s %12.3f ms  (%u times)\n", kd_gpu_step_name((kd_gpu_step)i), p->step_ms[i],
                    p->step_count[i]);
     printf("  %-26s %12.3f ms  (%u calls)\n", "in reductions", p->reduce_ms, p->num_reduce_calls);
+    if (p->kernel_clocked) {
+        printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
+               "  their kernels", p->reduce_kernel_ms, p->num_reduce_kernels);
+        printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
+               "all the build's kernels", p->kernel_ms, p->num_kernels);
+    } else {
+        printf("  %-26s %12s     (CUPTI could not trace: %s)\n", "  their kernels", "-",
+               kd_kernel_clock_compiled() ? "another tool may hold it" : "built without it");
+    }
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,
            p->num_small_roots);

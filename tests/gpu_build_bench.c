@@ -17,6 +17,7 @@
 #include "cpu_build.h"
 #include "gpu_build.h"
 #include "gpu_render.h"
+#include "kd_kernel_clock.h"
 #include "obj_loader.h"
 #include "tree_stats.h"
 
@@ -159,34 +160,54 @@ static int bench_scene(const char *path, const bench_opts *bo)
     if (bo->reduce_profile) {
         kd_gpu_build_options po = bo->build;
         po.profile = 1;
-        printf("  in-build reduction profile, %d builds per rung (totals over the builds):\n",
-               bo->profile_builds);
-        printf("  %-24s %12s %10s %8s %10s %10s %10s %10s\n", "rung", "reduce ms", "vs rung 0",
-               "calls", "prep ms", "large ms", "small ms", "out ms");
-        double base = 0;
+        printf("  in-build reduction profile, %d builds per rung (totals over the builds): the calls\n"
+               "  between CUDA events, then (as many builds again, traced by CUPTI) their kernels'\n"
+               "  device time\n", bo->profile_builds);
+        printf("  %-24s %10s %10s %6s %10s %10s %8s %9s %9s %9s %9s\n", "rung", "events ms", "vs rung 0",
+               "calls", "kernel ms", "vs rung 0", "kernels", "prep ms", "large ms", "small ms", "out ms");
+        double base = 0, kernel_base = 0;
         for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
             po.reduce_variant = (kd_reduce_variant)v;
-            double reduce = 0, stage[KD_GPU_NUM_STAGES] = {0};
-            uint32_t calls = 0;
-            for (int i = 0; i < bo->warmup + bo->profile_builds && st == KD_OK; i++) {
-                st = kd_gpu_builder_build(b, &po, &prof, &err);
-                if (i < bo->warmup)
-                    continue;
-                reduce += prof.reduce_ms;
-                calls += prof.num_reduce_calls;
-                for (int k = 0; k < KD_GPU_NUM_STAGES; k++)
-                    stage[k] += prof.stage_ms[k];
+            double reduce = 0, kernel = 0, stage[KD_GPU_NUM_STAGES] = {0};
+            uint32_t calls = 0, kernels = 0;
+            int clocked = 1;
+            for (int pass = 0; pass < 2 && st == KD_OK; pass++) {
+                po.kernel_clock = pass;
+                for (int i = 0; i < bo->warmup + bo->profile_builds && st == KD_OK; i++) {
+                    st = kd_gpu_builder_build(b, &po, &prof, &err);
+                    if (st != KD_OK || i < bo->warmup)
+                        continue;
+                    if (pass == 1) {
+                        clocked = clocked && prof.kernel_clocked;
+                        kernel += prof.reduce_kernel_ms;
+                        kernels += prof.num_reduce_kernels;
+                        continue;
+                    }
+                    reduce += prof.reduce_ms;
+                    calls += prof.num_reduce_calls;
+                    for (int k = 0; k < KD_GPU_NUM_STAGES; k++)
+                        stage[k] += prof.stage_ms[k];
+                }
             }
             if (st != KD_OK) {
                 fprintf(stderr, "gpu_build_bench: profile: %s\n", err.message);
                 break;
             }
-            if (v == 0)
+            if (v == 0) {
                 base = reduce;
-            printf("  %-24s %12.3f %9.3fx %8u %10.3f %10.3f %10.3f %10.3f\n",
-                   kd_reduce_variant_name(po.reduce_variant), reduce, base > 0 ? reduce / base : 0,
-                   calls, stage[0], stage[1], stage[2], stage[3]);
+                kernel_base = clocked ? kernel : 0;
+            }
+            char kernel_text[32] = "-", kernel_ratio[32] = "-";
+            if (clocked) {
+                snprintf(kernel_text, sizeof kernel_text, "%.3f", kernel);
+                snprintf(kernel_ratio, sizeof kernel_ratio, "%.3fx", kernel_base > 0 ? kernel / kernel_base : 0);
+            }
+            printf("  %-24s %10.3f %9.3fx %6u %10s %10s %8u %9.3f %9.3f %9.3f %9.3f\n",
+                   kd_reduce_variant_name(po.reduce_variant), reduce, base > 0 ? reduce / base : 0, calls,
+                   kernel_text, kernel_ratio, kernels, stage[0], stage[1], stage[2], stage[3]);
         }
+        if (!kd_kernel_clock_compiled())
+            printf("  (kernel ms: this build has no CUPTI)\n");
     }
     kd_tree_free(&gpu_tree);
     free(ms);

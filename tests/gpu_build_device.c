@@ -259,6 +259,7 @@ static void test_profile(void)
     kd_gpu_build_options o;
     gb_options(&o, KD_LARGE_SPLIT_SAH);
     o.profile = 1;
+    o.kernel_clock = 1;
     kd_tree ref;
     kd_error err;
     CHECK(kd_build_gpu(&mesh, &o, &ref, NULL, &err) == KD_OK);
@@ -277,6 +278,18 @@ static void test_profile(void)
         printf("%-22s reduce %8.3f ms in %u calls; stages %.3f %.3f %.3f %.3f ms\n",
                kd_reduce_variant_name(o.reduce_variant), p.reduce_ms, p.num_reduce_calls,
                p.stage_ms[0], p.stage_ms[1], p.stage_ms[2], p.stage_ms[3]);
+        /* The kernel clock (kernel_clock_device requires it; here, under a
+         * sanitizer, CUPTI may be held): a call's kernels run inside its
+         * events, so their device time is less; every call runs some. */
+        if (p.kernel_clocked) {
+            CHECK(p.reduce_kernel_ms > 0.0 && p.reduce_kernel_ms < p.reduce_ms);
+            CHECK(p.num_reduce_kernels >= p.num_reduce_calls);
+            CHECK(p.kernel_ms > p.reduce_kernel_ms && p.num_kernels > p.num_reduce_kernels);
+            printf("%-22s their kernels %8.3f ms (%u); all kernels %.3f ms (%u)\n", "",
+                   p.reduce_kernel_ms, p.num_reduce_kernels, p.kernel_ms, p.num_kernels);
+        } else {
+            printf("%-22s (no kernel times: CUPTI could not trace)\n", "");
+        }
         kd_tree_free(&t);
     }
     kd_tree_free(&ref);

@@ -1,0 +1,66 @@
+// The kernel clock against kernels of known length: each spins on the global
+// timer for a set time, so CUPTI's device times must add up to those times,
+// the tagged ones apart from the rest. Skips with 77 without a device or
+// without CUPTI in the build (the matching is tested on the CPU as well).
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kd_kernel_clock.h"
+extern "C" {
+#include "test_support.h"
+}
+
+__global__ void spin(unsigned long long ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
+static void run_window(void *d_bytes)
+{
+    kd_error err;
+    kd_kernel_clock_sum sum;
+    CHECK_MSG(kd_kernel_clock_start(&err) == KD_OK, "%s", err.message);
+    CHECK(kd_kernel_clock_start(&err) == KD_ERR_UNSUPPORTED); // one clock at a time
+    spin<<<1, 32>>>(1000000);                                  // 1 ms, not tagged
+    kd_kernel_clock_tag_begin();
+    spin<<<2, 32>>>(500000);                                   // 0.5 ms
+    spin<<<1, 32>>>(1500000);                                  // 1.5 ms
+    CHECK(cudaMemsetAsync(d_bytes, 0, 1 << 20, 0) == cudaSuccess);
+    kd_kernel_clock_tag_end();
+    spin<<<1, 32>>>(250000);                                   // 0.25 ms, not tagged
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK_MSG(kd_kernel_clock_stop(&sum, &err) == KD_OK, "%s", err.message);
+    printf("tagged %.4f ms in %u; all %.4f ms in %u; dropped %u\n", sum.tagged_ms, sum.num_tagged,
+           sum.all_ms, sum.num_all, sum.num_dropped);
+    CHECK(sum.num_tagged == 3 && sum.num_all == 5 && sum.num_dropped == 0);
+    // At least the spins' lengths; a spin overruns by its launch into the SM
+    // and its last timer read, microseconds, and the memset takes microseconds.
+    CHECK(sum.tagged_ms >= 2.0 && sum.tagged_ms < 2.2);
+    CHECK(sum.all_ms >= 3.25 && sum.all_ms < 3.5);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        printf("kernel_clock_device: no CUDA device, skipped\n");
+        return KD_TEST_SKIP;
+    }
+    if (!kd_kernel_clock_compiled()) {
+        printf("kernel_clock_device: built without CUPTI, skipped\n");
+        return KD_TEST_SKIP;
+    }
+    void *d_bytes = NULL;
+    CHECK(cudaMalloc(&d_bytes, 1 << 20) == cudaSuccess);
+    spin<<<1, 32>>>(1000); // loads the kernel outside the window
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    run_window(d_bytes); // twice: the clock starts again after a stop
+    run_window(d_bytes);
+    cudaFree(d_bytes);
+    return kd_test_finish("kernel_clock_device");
+}
