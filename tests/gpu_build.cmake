@@ -18,6 +18,12 @@ add_executable(gpu_build_bench ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_bench.c)
 target_link_libraries(gpu_build_bench PRIVATE scankd_core)
 target_compile_options(gpu_build_bench PRIVATE ${KD_WARNINGS})
 
+# The small stage's member bits against a loop (host code, no device).
+add_executable(gpu_build_bits ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_bits.cu)
+target_link_libraries(gpu_build_bits PRIVATE scankd_gpu)
+add_test(NAME gpu_build_bits COMMAND gpu_build_bits)
+set_tests_properties(gpu_build_bits PROPERTIES LABELS cpu)
+
 # The small stage's float step against nextafterf (host code, no device).
 add_executable(gpu_build_step ${CMAKE_CURRENT_SOURCE_DIR}/gpu_build_step.cu)
 target_link_libraries(gpu_build_step PRIVATE scankd_gpu)
