@@ -268,6 +268,7 @@ struct kd_gpu_builder {
     int step_of[KD_GB_MAX_STEP_MARKS]; // the step that mark i ends (KD_GB_STEP_START: none)
     int num_step_marks;
     int kernel_clock_on; // the kernel clock runs for this build: the reduction calls are tagged
+    int kernel_clock_tags; // tags begun and not ended (a failed call leaves one open)
 };
 
 // Makes buf hold at least bytes (growing by half again, so a slowly rising

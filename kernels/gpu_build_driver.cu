@@ -1,5 +1,6 @@
 // The GPU build from the device mesh to the finished device tree: the four
 // stages in order, with the memory cap, the timing and the profile.
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -95,19 +96,29 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     // option; where CUPTI cannot run (another tool holds it) the build goes
     // on without the figure.
     b->kernel_clock_on = 0;
-    if (opts->profile && opts->kernel_clock && !b->host) {
-        KD_GB_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build: before the kernel clock"));
-        b->kernel_clock_on = kd_kernel_clock_start(NULL) == KD_OK;
+    b->kernel_clock_tags = 0;
+    kd_error clock_err;
+    kd_error_clear(&clock_err);
+    if (opts->profile && opts->kernel_clock) {
+        if (b->host) {
+            kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: an emulated build has no kernels");
+        } else {
+            KD_GB_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build: before the kernel clock"));
+            b->kernel_clock_on = kd_kernel_clock_start(&clock_err) == KD_OK;
+        }
     }
 
     double t0 = now_ms();
     kd_status st = build(b, &s, err);
     prof->build_ms = now_ms() - t0;
     if (b->kernel_clock_on) {
+        for (; b->kernel_clock_tags > 0; b->kernel_clock_tags--)
+            kd_kernel_clock_tag_end(); // a failed reduction call's, which would tag the next build's calls
         kd_kernel_clock_sum sum;
-        kd_error clock_err;
         b->kernel_clock_on = 0;
-        if (kd_kernel_clock_stop(&sum, &clock_err) == KD_OK && st == KD_OK && sum.num_dropped == 0) {
+        if (kd_kernel_clock_stop(&sum, &clock_err) == KD_OK && sum.num_dropped > 0)
+            kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: CUPTI lost %u records", sum.num_dropped);
+        else if (clock_err.status == KD_OK) {
             prof->kernel_clocked = 1;
             prof->reduce_kernel_ms = sum.tagged_ms;
             prof->num_reduce_kernels = sum.num_tagged;
@@ -115,6 +126,9 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
             prof->num_kernels = sum.num_all;
         }
     }
+    if (opts->profile && opts->kernel_clock && !prof->kernel_clocked)
+        snprintf(prof->kernel_clock_error, sizeof prof->kernel_clock_error, "%.*s",
+                 (int)sizeof prof->kernel_clock_error - 1, clock_err.message); // cut short if long
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->num_small_roots = s.num_small_roots;

@@ -13,16 +13,20 @@ void kd_gb_reduce_timer_begin(kd_gpu_builder *b, int profile)
     if (!profile || b->host || b->num_timed >= KD_GB_MAX_TIMED)
         return;
     cudaEventRecord(b->reduce_ev[2 * b->num_timed], b->stream);
-    if (b->kernel_clock_on)
+    if (b->kernel_clock_on) {
         kd_kernel_clock_tag_begin();
+        b->kernel_clock_tags++;
+    }
 }
 
 void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile)
 {
     if (!profile || b->host || b->num_timed >= KD_GB_MAX_TIMED)
         return;
-    if (b->kernel_clock_on)
+    if (b->kernel_clock_on && b->kernel_clock_tags > 0) {
         kd_kernel_clock_tag_end();
+        b->kernel_clock_tags--;
+    }
     cudaEventRecord(b->reduce_ev[2 * b->num_timed + 1], b->stream);
     b->num_timed++;
 }

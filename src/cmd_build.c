@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "cpu_build.h"
 #include "gpu_build.h"
-#include "kd_kernel_clock.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -304,6 +303,8 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
         kd_json_kv_int(json, "num_reduce_kernels", p->num_reduce_kernels);
         kd_json_kv_number(json, "kernel_ms", p->kernel_ms);
         kd_json_kv_int(json, "num_kernels", p->num_kernels);
+    } else {
+        kd_json_kv_string(json, "kernel_clock_error", p->kernel_clock_error);
     }
     kd_json_kv_int(json, "num_host_syncs", p->num_host_syncs);
     kd_json_kv_int(json, "num_large_levels", p->num_large_levels);
@@ -409,8 +410,8 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
         printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
                "all the build's kernels", p->kernel_ms, p->num_kernels);
     } else {
-        printf("  %-26s %12s     (CUPTI could not trace: %s)\n", "  their kernels", "-",
-               kd_kernel_clock_compiled() ? "another tool may hold it" : "built without it");
+        printf("  %-26s %12s     (no kernel times: %s)\n", "  their kernels", "-",
+               p->kernel_clock_error[0] ? p->kernel_clock_error : "not measured");
     }
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,

@@ -2,6 +2,7 @@
  * checks and the depth cap (from the host library's kd_build_max_depth),
  * names, and the one-call build from a host mesh to a host tree. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,15 +185,15 @@ void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd
 static kd_status clocked_builds(kd_gpu_builder *builder, const kd_gpu_build_options *opts, int repeats,
                                 kd_gpu_build_profile *scratch, kd_gpu_build_profile *profile, kd_error *err)
 {
-    int clocked = 1;
     for (int k = 0; k < repeats; k++) {
         kd_status st = kd_gpu_builder_build(builder, opts, &scratch[k], err);
         if (st != KD_OK)
             return st;
-        clocked = clocked && scratch[k].kernel_clocked;
+        if (!scratch[k].kernel_clocked) {
+            memcpy(profile->kernel_clock_error, scratch[k].kernel_clock_error, sizeof profile->kernel_clock_error);
+            return KD_OK;
+        }
     }
-    if (!clocked)
-        return KD_OK;
     kd_gpu_build_profile m;
     kd_gpu_build_profile_median(scratch, repeats, &m);
     profile->kernel_clocked = 1;
@@ -233,10 +234,13 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
         st = kd_gpu_builder_build(builder, &evented, &reported[k], err);
     if (st == KD_OK && profile)
         kd_gpu_build_profile_median(reported, repeats, profile);
-    if (st == KD_OK && profile && opts->profile && opts->kernel_clock && !emulate)
-        st = clocked_builds(builder, opts, repeats, reported, profile, err);
     if (st == KD_OK && first_ms)
         *first_ms = warmup > 0 ? first.build_ms : reported[0].build_ms;
+    if (st == KD_OK && profile && opts->profile && opts->kernel_clock && !emulate)
+        st = clocked_builds(builder, opts, repeats, reported, profile, err); // reuses reported
+    if (st == KD_OK && profile && opts->profile && opts->kernel_clock && emulate)
+        snprintf(profile->kernel_clock_error, sizeof profile->kernel_clock_error, "%s",
+                 "kernel clock: an emulated build has no kernels");
     if (st == KD_OK)
         st = kd_gpu_builder_download(builder, tree, err);
     kd_gpu_builder_destroy(builder);

@@ -21,7 +21,8 @@ void kd_kernel_clock_match(const kd_kernel_clock_record *records, size_t num_rec
                            size_t num_tagged, kd_kernel_clock_sum *sum)
 {
     memset(sum, 0, sizeof *sum);
-    qsort(tagged, num_tagged, sizeof(uint32_t), compare_u32);
+    if (num_tagged > 0)
+        qsort(tagged, num_tagged, sizeof(uint32_t), compare_u32);
     uint64_t tagged_ns = 0, all_ns = 0;
     for (size_t i = 0; i < num_records; i++) {
         all_ns += records[i].ns;
@@ -43,7 +44,7 @@ void kd_kernel_clock_match(const kd_kernel_clock_record *records, size_t num_rec
 
 enum { CLOCK_BUFFER_BYTES = 4 << 20, CLOCK_ALIGN = 8 };
 /* The external id our tags carry (any constant: the kind is ours alone). */
-static const uint64_t kTagId = 0x6b64u;
+#define CLOCK_TAG_ID 0x6b64u
 
 typedef struct {
     pthread_mutex_t lock;
@@ -53,15 +54,16 @@ typedef struct {
     uint32_t *tagged; /* correlation ids of calls made inside tags */
     size_t num_tagged, cap_tagged;
     uint32_t num_untimed; /* kernels CUPTI could give no timestamps for */
+    uint32_t num_unread;  /* buffers whose records could not all be read */
     int out_of_memory;
 } clock_state;
 
-static clock_state g_clock = {PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, 0, NULL, 0, 0, 0, 0};
+static clock_state g_clock = {PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, 0, NULL, 0, 0, 0, 0, 0};
 
-static const CUpti_ActivityKind kKinds[] = {
+static const CUpti_ActivityKind clock_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-enum { NUM_KINDS = sizeof kKinds / sizeof kKinds[0] };
+enum { NUM_KINDS = sizeof clock_kinds / sizeof clock_kinds[0] };
 
 /* Grows *items (of size bytes each) to hold one more; 0 when out of memory. */
 static int grow(void **items, size_t *cap, size_t count, size_t size)
@@ -115,7 +117,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     (void)size;
     CUpti_Activity *record = NULL;
     pthread_mutex_lock(&g_clock.lock);
-    while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    CUptiResult r = CUPTI_ERROR_MAX_LIMIT_REACHED; /* the end of the buffer */
+    while (valid > 0 && (r = cuptiActivityGetNextRecord(buffer, valid, &record)) == CUPTI_SUCCESS) {
         if (!g_clock.running)
             continue; /* a late buffer of an earlier window */
         if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
@@ -127,10 +130,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
             add_timed(m->correlationId, m->start, m->end);
         } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
             const CUpti_ActivityExternalCorrelation *x = (const CUpti_ActivityExternalCorrelation *)record;
-            if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 && x->externalId == kTagId)
+            if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 && x->externalId == CLOCK_TAG_ID)
                 add_tagged(x->correlationId);
         }
     }
+    /* Anything but the buffer's end (an incomplete record, say) leaves
+     * records unread: the sums would fall short, so it counts as a drop. */
+    if (r != CUPTI_ERROR_MAX_LIMIT_REACHED && g_clock.running)
+        g_clock.num_unread++;
     pthread_mutex_unlock(&g_clock.lock);
     free(buffer);
 }
@@ -146,7 +153,7 @@ static kd_status cupti_fail(kd_error *err, const char *what, CUptiResult r)
 static void disable_kinds(int count)
 {
     for (int i = 0; i < count; i++)
-        (void)cuptiActivityDisable(kKinds[i]);
+        (void)cuptiActivityDisable(clock_kinds[i]);
 }
 
 int kd_kernel_clock_compiled(void) { return 1; }
@@ -159,6 +166,7 @@ kd_status kd_kernel_clock_start(kd_error *err)
         g_clock.running = 1;
         g_clock.num_timed = g_clock.num_tagged = 0;
         g_clock.num_untimed = 0;
+        g_clock.num_unread = 0;
         g_clock.out_of_memory = 0;
     }
     pthread_mutex_unlock(&g_clock.lock);
@@ -173,7 +181,7 @@ kd_status kd_kernel_clock_start(kd_error *err)
         g_clock.registered = 1;
     }
     for (int i = 0; i < NUM_KINDS; i++) {
-        r = cuptiActivityEnable(kKinds[i]);
+        r = cuptiActivityEnable(clock_kinds[i]);
         if (r != CUPTI_SUCCESS) {
             disable_kinds(i);
             goto fail;
@@ -189,7 +197,7 @@ fail:
 
 void kd_kernel_clock_tag_begin(void)
 {
-    (void)cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, kTagId);
+    (void)cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, CLOCK_TAG_ID);
 }
 
 void kd_kernel_clock_tag_end(void)
@@ -200,6 +208,11 @@ void kd_kernel_clock_tag_end(void)
 kd_status kd_kernel_clock_stop(kd_kernel_clock_sum *sum, kd_error *err)
 {
     memset(sum, 0, sizeof *sum);
+    pthread_mutex_lock(&g_clock.lock);
+    int running = g_clock.running;
+    pthread_mutex_unlock(&g_clock.lock);
+    if (!running)
+        return kd_error_set(err, KD_ERR_INVALID, "kernel clock: stopped without a start");
     cudaError_t sync = cudaDeviceSynchronize();
     CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     disable_kinds(NUM_KINDS);
@@ -208,7 +221,7 @@ kd_status kd_kernel_clock_stop(kd_kernel_clock_sum *sum, kd_error *err)
 
     pthread_mutex_lock(&g_clock.lock);
     kd_kernel_clock_match(g_clock.timed, g_clock.num_timed, g_clock.tagged, g_clock.num_tagged, sum);
-    sum->num_dropped = (uint32_t)dropped + g_clock.num_untimed;
+    sum->num_dropped = (uint32_t)dropped + g_clock.num_untimed + g_clock.num_unread;
     int out_of_memory = g_clock.out_of_memory;
     g_clock.running = 0;
     pthread_mutex_unlock(&g_clock.lock);

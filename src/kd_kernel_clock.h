@@ -27,7 +27,8 @@ typedef struct kd_kernel_clock_sum {
     uint32_t num_tagged;   /* how many there were */
     double all_ms;         /* the same over every kernel and memset in the window */
     uint32_t num_all;
-    uint32_t num_dropped;  /* records CUPTI dropped (its buffers full); the sums then fall short */
+    uint32_t num_dropped;  /* records CUPTI dropped or could not give (full buffers, no
+                              timestamps, unreadable records); the sums then fall short */
 } kd_kernel_clock_sum;
 
 /* 1 when this build has CUPTI (else every start fails). */
@@ -40,7 +41,9 @@ kd_status kd_kernel_clock_start(kd_error *err);
 void kd_kernel_clock_tag_begin(void);
 void kd_kernel_clock_tag_end(void);
 
-/* Waits for the device, stops recording and fills sum. */
+/* Waits for the whole device (every stream, every thread's work: the sums
+ * of all kernels cover them too), stops recording and fills sum. Fails
+ * (KD_ERR_INVALID) without a start. */
 kd_status kd_kernel_clock_stop(kd_kernel_clock_sum *sum, kd_error *err);
 
 /* The matching behind kd_kernel_clock_stop, on its own for the CPU tests:

@@ -17,7 +17,6 @@
 #include "cpu_build.h"
 #include "gpu_build.h"
 #include "gpu_render.h"
-#include "kd_kernel_clock.h"
 #include "obj_loader.h"
 #include "tree_stats.h"
 
@@ -165,49 +164,53 @@ static int bench_scene(const char *path, const bench_opts *bo)
                "  device time\n", bo->profile_builds);
         printf("  %-24s %10s %10s %6s %10s %10s %8s %9s %9s %9s %9s\n", "rung", "events ms", "vs rung 0",
                "calls", "kernel ms", "vs rung 0", "kernels", "prep ms", "large ms", "small ms", "out ms");
-        double base = 0, kernel_base = 0;
-        for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
-            po.reduce_variant = (kd_reduce_variant)v;
-            double reduce = 0, kernel = 0, stage[KD_GPU_NUM_STAGES] = {0};
-            uint32_t calls = 0, kernels = 0;
-            int clocked = 1;
-            for (int pass = 0; pass < 2 && st == KD_OK; pass++) {
+        /* Every rung's event-timed builds first, then every rung's traced
+         * ones, so that no rung's event times follow CUPTI's start and
+         * others' not. */
+        double reduce[KD_REDUCE_NUM_VARIANTS] = {0}, kernel[KD_REDUCE_NUM_VARIANTS] = {0};
+        double stage[KD_REDUCE_NUM_VARIANTS][KD_GPU_NUM_STAGES] = {{0}};
+        uint32_t calls[KD_REDUCE_NUM_VARIANTS] = {0}, kernels[KD_REDUCE_NUM_VARIANTS] = {0};
+        int clocked[KD_REDUCE_NUM_VARIANTS];
+        char why[sizeof prof.kernel_clock_error] = "";
+        for (int pass = 0; pass < 2 && st == KD_OK; pass++) {
+            for (int v = 0; v < KD_REDUCE_NUM_VARIANTS && st == KD_OK; v++) {
+                po.reduce_variant = (kd_reduce_variant)v;
                 po.kernel_clock = pass;
+                clocked[v] = 1;
                 for (int i = 0; i < bo->warmup + bo->profile_builds && st == KD_OK; i++) {
                     st = kd_gpu_builder_build(b, &po, &prof, &err);
                     if (st != KD_OK || i < bo->warmup)
                         continue;
                     if (pass == 1) {
-                        clocked = clocked && prof.kernel_clocked;
-                        kernel += prof.reduce_kernel_ms;
-                        kernels += prof.num_reduce_kernels;
+                        if (!prof.kernel_clocked && clocked[v])
+                            snprintf(why, sizeof why, "%s", prof.kernel_clock_error);
+                        clocked[v] = clocked[v] && prof.kernel_clocked;
+                        kernel[v] += prof.reduce_kernel_ms;
+                        kernels[v] += prof.num_reduce_kernels;
                         continue;
                     }
-                    reduce += prof.reduce_ms;
-                    calls += prof.num_reduce_calls;
+                    reduce[v] += prof.reduce_ms;
+                    calls[v] += prof.num_reduce_calls;
                     for (int k = 0; k < KD_GPU_NUM_STAGES; k++)
-                        stage[k] += prof.stage_ms[k];
+                        stage[v][k] += prof.stage_ms[k];
                 }
             }
-            if (st != KD_OK) {
-                fprintf(stderr, "gpu_build_bench: profile: %s\n", err.message);
-                break;
-            }
-            if (v == 0) {
-                base = reduce;
-                kernel_base = clocked ? kernel : 0;
-            }
+        }
+        if (st != KD_OK)
+            fprintf(stderr, "gpu_build_bench: profile: %s\n", err.message);
+        for (int v = 0; v < KD_REDUCE_NUM_VARIANTS && st == KD_OK; v++) {
             char kernel_text[32] = "-", kernel_ratio[32] = "-";
-            if (clocked) {
-                snprintf(kernel_text, sizeof kernel_text, "%.3f", kernel);
-                snprintf(kernel_ratio, sizeof kernel_ratio, "%.3fx", kernel_base > 0 ? kernel / kernel_base : 0);
+            if (clocked[v] && clocked[0] && kernel[0] > 0) {
+                snprintf(kernel_text, sizeof kernel_text, "%.3f", kernel[v]);
+                snprintf(kernel_ratio, sizeof kernel_ratio, "%.3fx", kernel[v] / kernel[0]);
             }
             printf("  %-24s %10.3f %9.3fx %6u %10s %10s %8u %9.3f %9.3f %9.3f %9.3f\n",
-                   kd_reduce_variant_name(po.reduce_variant), reduce, base > 0 ? reduce / base : 0, calls,
-                   kernel_text, kernel_ratio, kernels, stage[0], stage[1], stage[2], stage[3]);
+                   kd_reduce_variant_name((kd_reduce_variant)v), reduce[v],
+                   reduce[0] > 0 ? reduce[v] / reduce[0] : 0, calls[v], kernel_text, kernel_ratio, kernels[v],
+                   stage[v][0], stage[v][1], stage[v][2], stage[v][3]);
         }
-        if (!kd_kernel_clock_compiled())
-            printf("  (kernel ms: this build has no CUPTI)\n");
+        if (why[0])
+            printf("  (kernel ms: %s)\n", why);
     }
     kd_tree_free(&gpu_tree);
     free(ms);

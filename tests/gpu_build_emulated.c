@@ -338,11 +338,14 @@ static void test_profile_median(void)
         p[k].stage_ms[1] = 10.0 - k;
         p[k].step_ms[KD_GPU_STEP_OUTPUT_SIZES] = k == 2 ? 50.0 : 0.1 * k;
         p[k].reduce_ms = k;
+        p[k].reduce_kernel_ms = 0.5 * build[k];
+        p[k].kernel_ms = 2.0 * build[k];
         p[k].num_nodes = 7u + (uint32_t)k;
         p[k].step_count[KD_GPU_STEP_OUTPUT_SIZES] = 1u + (uint32_t)k;
     }
     kd_gpu_build_profile_median(p, 3, &m);
     CHECK(m.build_ms == 3.0 && m.stage_ms[1] == 9.0 && m.reduce_ms == 1.0);
+    CHECK(m.reduce_kernel_ms == 1.5 && m.kernel_ms == 6.0);
     CHECK(m.step_ms[KD_GPU_STEP_OUTPUT_SIZES] == 0.1 && m.step_ms[0] == 0.0);
     CHECK(m.num_nodes == 9u && m.step_count[KD_GPU_STEP_OUTPUT_SIZES] == 3u);
     kd_gpu_build_profile_median(p, 4, &m);
@@ -351,9 +354,31 @@ static void test_profile_median(void)
     CHECK(m.build_ms == 5.0 && m.step_ms[KD_GPU_STEP_OUTPUT_SIZES] == 0.0 && m.num_nodes == 7u);
 }
 
+/* An emulated build has no kernels to clock: the profile says so, with no
+ * kernel times, and the event-free profile is still filled. */
+static void test_emulated_kernel_clock(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 300, 5);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.profile = 1;
+    o.kernel_clock = 1;
+    kd_gpu_build_profile p;
+    kd_tree t;
+    kd_error err;
+    CHECK_MSG(kd_build_gpu_emulated(&mesh, &o, &t, &p, &err) == KD_OK, "%s", err.message);
+    CHECK(!p.kernel_clocked && p.reduce_kernel_ms == 0.0 && p.kernel_ms == 0.0);
+    CHECK(strstr(p.kernel_clock_error, "emulated") != NULL);
+    CHECK(p.num_reduce_calls == 1 + p.num_large_levels);
+    kd_tree_free(&t);
+    kd_mesh_free(&mesh);
+}
+
 int main(void)
 {
     test_profile_median();
+    test_emulated_kernel_clock();
     test_empty_mesh();
     gb_check_non_finite(kd_build_gpu_emulated, "emulated");
     test_synthetic();
