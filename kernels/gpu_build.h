@@ -125,6 +125,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_reduce_kernels;        /* how many kernels and memsets those calls ran */
     double kernel_ms;                   /* device time of all the build's kernels and memsets */
     uint32_t num_kernels;
+    double kernel_busy_ms;              /* time with one of them running (overlaps once) */
     char kernel_clock_error[160];       /* why not, where kernel_clock was asked for and kernel_clocked is 0 */
     uint32_t num_large_levels;
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */

@@ -124,6 +124,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
             prof->num_reduce_kernels = sum.num_tagged;
             prof->kernel_ms = sum.all_ms;
             prof->num_kernels = sum.num_all;
+            prof->kernel_busy_ms = sum.busy_ms;
         }
     }
     if (opts->profile && opts->kernel_clock && !prof->kernel_clocked)

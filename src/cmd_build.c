@@ -303,6 +303,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
         kd_json_kv_int(json, "num_reduce_kernels", p->num_reduce_kernels);
         kd_json_kv_number(json, "kernel_ms", p->kernel_ms);
         kd_json_kv_int(json, "num_kernels", p->num_kernels);
+        kd_json_kv_number(json, "kernel_busy_ms", p->kernel_busy_ms);
     } else {
         kd_json_kv_string(json, "kernel_clock_error", p->kernel_clock_error);
     }
@@ -409,6 +410,9 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
                "  their kernels", p->reduce_kernel_ms, p->num_reduce_kernels);
         printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
                "all the build's kernels", p->kernel_ms, p->num_kernels);
+        printf("  %-26s %12.3f ms  (overlaps once; the build's wall time less this: the GPU idle,\n"
+               "  %-26s %12s     launch gaps and host waits, about %.3f ms)\n",
+               "  the GPU busy", p->kernel_busy_ms, "", "", p->build_ms - p->kernel_busy_ms);
     } else {
         printf("  %-26s %12s     (no kernel times: %s)\n", "  their kernels", "-",
                p->kernel_clock_error[0] ? p->kernel_clock_error : "not measured");

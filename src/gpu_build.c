@@ -169,6 +169,7 @@ void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd
     m.reduce_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, reduce_ms));
     m.reduce_kernel_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, reduce_kernel_ms));
     m.kernel_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel_ms));
+    m.kernel_busy_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel_busy_ms));
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         m.stage_ms[i] = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, stage_ms) +
                                                               (size_t)i * sizeof m.stage_ms[0]);
@@ -201,6 +202,7 @@ static kd_status clocked_builds(kd_gpu_builder *builder, const kd_gpu_build_opti
     profile->num_reduce_kernels = m.num_reduce_kernels;
     profile->kernel_ms = m.kernel_ms;
     profile->num_kernels = m.num_kernels;
+    profile->kernel_busy_ms = m.kernel_busy_ms;
     return KD_OK;
 }
 

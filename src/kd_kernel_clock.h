@@ -27,6 +27,9 @@ typedef struct kd_kernel_clock_sum {
     uint32_t num_tagged;   /* how many there were */
     double all_ms;         /* the same over every kernel and memset in the window */
     uint32_t num_all;
+    double busy_ms;        /* time with at least one of them running (overlaps counted once) */
+    double span_ms;        /* from the first one's start to the last one's end (with the
+                              gaps tracing itself makes: CUPTI slows the host's launches) */
     uint32_t num_dropped;  /* records CUPTI dropped or could not give (full buffers, no
                               timestamps, unreadable records); the sums then fall short */
 } kd_kernel_clock_sum;
@@ -47,15 +50,16 @@ void kd_kernel_clock_tag_end(void);
 kd_status kd_kernel_clock_stop(kd_kernel_clock_sum *sum, kd_error *err);
 
 /* The matching behind kd_kernel_clock_stop, on its own for the CPU tests:
- * a record is one kernel or memset, its device time and the correlation id of
- * the call that launched it; tagged holds the ids of calls made inside tags
- * (sorted in place; repeats allowed). Fills sum (num_dropped 0). */
+ * a record is one kernel or memset, its start and end on the device (ns) and
+ * the correlation id of the call that launched it; tagged holds the ids of
+ * calls made inside tags (repeats allowed). Both arrays are sorted in place
+ * (records by start). Fills sum (num_dropped 0). */
 typedef struct kd_kernel_clock_record {
     uint32_t correlation;
-    uint64_t ns;
+    uint64_t start, end;
 } kd_kernel_clock_record;
 
-void kd_kernel_clock_match(const kd_kernel_clock_record *records, size_t num_records, uint32_t *tagged,
+void kd_kernel_clock_match(kd_kernel_clock_record *records, size_t num_records, uint32_t *tagged,
                            size_t num_tagged, kd_kernel_clock_sum *sum);
 
 #ifdef __cplusplus

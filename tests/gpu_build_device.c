@@ -285,6 +285,7 @@ static void test_profile(void)
             CHECK(p.reduce_kernel_ms > 0.0 && p.reduce_kernel_ms < p.reduce_ms);
             CHECK(p.num_reduce_kernels >= p.num_reduce_calls);
             CHECK(p.kernel_ms > p.reduce_kernel_ms && p.num_kernels > p.num_reduce_kernels);
+            CHECK(p.kernel_busy_ms > 0.0 && p.kernel_busy_ms <= p.kernel_ms + 1e-9);
             printf("%-22s their kernels %8.3f ms (%u); all kernels %.3f ms (%u)\n", "",
                    p.reduce_kernel_ms, p.num_reduce_kernels, p.kernel_ms, p.num_kernels);
         } else {
