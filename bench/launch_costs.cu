@@ -7,15 +7,25 @@
 // on an idle stream (as the in-build profile times it: the host's launch
 // time is inside), the same call queued behind a gate kernel that holds the
 // stream until the host has queued it (the GPU's own time), and a hundred
-// calls back to back. Medians of repeated runs after a warm-up.
+// calls back to back, and (where CUPTI can trace) the device time of its
+// kernels, as the in-build profile's kernel clock takes it. Part 3 gives the
+// device time of the smallest kernels such a call could be: empty ones, one
+// that reads a level's lanes and reduces each block, the same with the
+// blocks joined by the last to finish, a grid-wide barrier, a memset.
+// Medians of repeated runs after a warm-up (the kernel times: means).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <vector>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "kd_kernel_clock.h"
+}
 #include "kd_primitives.h"
 #include "launch.cuh"
 
@@ -42,6 +52,24 @@ double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// The mean device time (us) of `count` runs of body's kernels, by the
+// kernel clock; -1 where CUPTI cannot trace.
+template <class F>
+double kernel_us(int count, F body)
+{
+    kd_error err;
+    if (kd_kernel_clock_start(&err) != KD_OK)
+        return -1.0;
+    kd_kernel_clock_tag_begin();
+    for (int r = 0; r < count; r++)
+        body();
+    kd_kernel_clock_tag_end();
+    kd_kernel_clock_sum sum;
+    if (kd_kernel_clock_stop(&sum, &err) != KD_OK || sum.num_dropped > 0)
+        return -1.0;
+    return 1e3 * sum.tagged_ms / count;
 }
 
 __global__ void empty_kernel(int *p)
@@ -195,8 +223,9 @@ void part_reduce(cudaStream_t s, Gate &gate)
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
 
-    std::printf("\nsegmented bounds reduction, one call (us; medians of 41)\n");
-    std::printf("  %-9s %-24s %12s %12s %16s\n", "refs/segs", "rung", "idle stream", "gated", "100 back to back");
+    std::printf("\nsegmented bounds reduction, one call (us; medians of 41; kernel time: mean of 41)\n");
+    std::printf("  %-9s %-24s %12s %12s %16s %12s\n", "refs/segs", "rung", "idle stream", "gated", "100 back to back",
+                "kernel time");
     for (const Level &lv : levels) {
         std::vector<uint32_t> ids(lv.n);
         for (size_t i = 0; i < lv.n; i++)
@@ -226,8 +255,9 @@ void part_reduce(cudaStream_t s, Gate &gate)
                 for (int r = 0; r < 100; r++)
                     call();
             });
-            std::printf("  %6zu/%-4u %-24s %12.2f %12.2f %16.2f\n", lv.n, lv.segments, kd_reduce_variant_name(variant),
-                        median(idle), median(gated), hundred / 100);
+            const double kernel = kernel_us(41, call);
+            std::printf("  %6zu/%-4u %-24s %12.2f %12.2f %16.2f %12.2f\n", lv.n, lv.segments,
+                        kd_reduce_variant_name(variant), median(idle), median(gated), hundred / 100, kernel);
             CHECK(cudaFree(d_temp));
         }
     }
@@ -241,6 +271,118 @@ void part_reduce(cudaStream_t s, Gate &gate)
         CHECK(cudaFree(d_lanes[k]));
     CHECK(cudaFree(d_ids));
     CHECK(cudaFree(d_boxes));
+}
+
+// Part 3's kernels: each block reduces its share of the float4s to one
+// value; `ticket` (when given) makes the last block to finish join them.
+__global__ void read_reduce_kernel(const float4 *in, int n4, float *out, unsigned *ticket)
+{
+    __shared__ float s_warp[32];
+    __shared__ bool s_last;
+    float acc = INFINITY;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
+        const float4 v = __ldg(in + i);
+        acc = fminf(acc, fminf(fminf(v.x, v.y), fminf(v.z, v.w)));
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc = fminf(acc, __shfl_xor_sync(0xffffffffu, acc, o));
+    if ((threadIdx.x & 31) == 0)
+        s_warp[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x >> 5); w++)
+            acc = fminf(acc, s_warp[w]);
+        out[blockIdx.x] = acc;
+        if (ticket != nullptr) {
+            __threadfence();
+            s_last = atomicAdd(ticket, 1u) == gridDim.x - 1u;
+        }
+    }
+    if (ticket == nullptr)
+        return;
+    __syncthreads();
+    if (s_last && threadIdx.x < 32) {
+        float all = INFINITY;
+        for (int b = threadIdx.x; b < (int)gridDim.x; b += 32)
+            all = fminf(all, __ldcg(out + b));
+        for (int o = 16; o > 0; o >>= 1)
+            all = fminf(all, __shfl_xor_sync(0xffffffffu, all, o));
+        if (threadIdx.x == 0) {
+            out[gridDim.x] = all;
+            *ticket = 0; // ready for the next launch
+        }
+    }
+}
+
+// The same read, then a grid-wide barrier (a cooperative launch) before
+// block 0's first warp joins the blocks' values.
+__global__ void grid_barrier_kernel(const float4 *in, int n4, float *out)
+{
+    float acc = INFINITY;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x)
+        acc = fminf(acc, __ldg(in + i).x);
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = acc;
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x == 0 && threadIdx.x < 32) {
+        float all = INFINITY;
+        for (int b = threadIdx.x; b < (int)gridDim.x; b += 32)
+            all = fminf(all, __ldcg(out + b));
+        for (int o = 16; o > 0; o >>= 1)
+            all = fminf(all, __shfl_xor_sync(0xffffffffu, all, o));
+        if (threadIdx.x == 0)
+            out[gridDim.x] = all;
+    }
+}
+
+void part_floor(cudaStream_t s)
+{
+    // A bunny level: 80,000 references, six lanes of bounds and the ids.
+    const int n4 = 80000 * 7 / 4;
+    float4 *d_in;
+    float *d_out;
+    unsigned *d_ticket;
+    CHECK(cudaMalloc(&d_in, n4 * sizeof(float4)));
+    CHECK(cudaMemset(d_in, 0, n4 * sizeof(float4)));
+    CHECK(cudaMalloc(&d_out, 4096 * sizeof(float)));
+    CHECK(cudaMalloc(&d_ticket, sizeof(unsigned)));
+    CHECK(cudaMemset(d_ticket, 0, sizeof(unsigned)));
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    unsigned *no_ticket = nullptr;
+    auto barrier = [&] {
+        void *args[] = {&d_in, (void *)&n4, &d_out};
+        CHECK(cudaLaunchCooperativeKernel((void *)grid_barrier_kernel, sms, 256, args, 0, s));
+    };
+    struct Case {
+        const char *what;
+        std::function<void()> body;
+    };
+    const Case cases[] = {
+        {"empty kernel, 1 block of 32", [&] { empty_kernel<<<1, 32, 0, s>>>(nullptr); }},
+        {"empty kernel, 80 blocks of 256", [&] { empty_kernel<<<80, 256, 0, s>>>(nullptr); }},
+        {"read 2.24 MB, reduce each block (80)", [&] { read_reduce_kernel<<<80, 256, 0, s>>>(d_in, n4, d_out, no_ticket); }},
+        {"read 2.24 MB, reduce each block (2/SM)",
+         [&] { read_reduce_kernel<<<2 * sms, 256, 0, s>>>(d_in, n4, d_out, no_ticket); }},
+        {"  and the last block joins them", [&] { read_reduce_kernel<<<2 * sms, 256, 0, s>>>(d_in, n4, d_out, d_ticket); }},
+        {"  or, a block an SM, a grid barrier first", barrier},
+        {"memset of 4 bytes", [&] { CHECK(cudaMemsetAsync(d_ticket, 0, sizeof(unsigned), s)); }},
+    };
+    std::printf("\nthe smallest kernels, device time (us; kernel clock, mean of 200 after 20 untimed)\n");
+    for (const Case &c : cases) {
+        for (int w = 0; w < 20; w++)
+            c.body();
+        CHECK(cudaStreamSynchronize(s));
+        const double us = kernel_us(200, c.body);
+        if (us < 0) {
+            std::printf("  (no kernel clock here: CUPTI cannot trace)\n");
+            break;
+        }
+        std::printf("  %-40s %8.2f\n", c.what, us);
+    }
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_ticket));
 }
 
 } // namespace
@@ -268,6 +410,7 @@ int main()
 
     part_host(s, d_word, h_pinned);
     part_reduce(s, gate);
+    part_floor(s);
 
     int timed_out = 0;
     CHECK(cudaMemcpy(&timed_out, gate.d_timed_out, sizeof(int), cudaMemcpyDeviceToHost));
