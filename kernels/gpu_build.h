@@ -113,6 +113,17 @@ typedef enum kd_gpu_step {
 
 const char *kd_gpu_step_name(kd_gpu_step step);
 
+/* A build's kernels' device times by the kernel clock (kd_kernel_clock.h). */
+typedef struct kd_gpu_kernel_times {
+    int clocked;                        /* 1: the figures below were measured */
+    double reduce_ms;                   /* device time of the reduction calls' kernels and memsets */
+    uint32_t num_reduce;                /* how many kernels and memsets those calls ran */
+    double all_ms;                      /* device time of all the build's kernels and memsets */
+    uint32_t num_all;
+    double busy_ms;                     /* time with one of them running (overlaps once) */
+    char error[160];                    /* why not, where the clock was asked for and clocked is 0 */
+} kd_gpu_kernel_times;
+
 typedef struct kd_gpu_build_profile {
     double build_ms;                    /* host wall time: device triangles to finished device tree */
     double stage_ms[KD_GPU_NUM_STAGES]; /* CUDA-event time per stage (profile on; else 0) */
@@ -120,13 +131,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t step_count[KD_GPU_NUM_STEPS]; /* how often each step ran */
     double reduce_ms;                   /* time inside the reduction primitives (profile on) */
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
-    int kernel_clocked;                 /* 1: the kernel-time fields below were measured (kernel_clock) */
-    double reduce_kernel_ms;            /* device time of the reduction calls' kernels and memsets */
-    uint32_t num_reduce_kernels;        /* how many kernels and memsets those calls ran */
-    double kernel_ms;                   /* device time of all the build's kernels and memsets */
-    uint32_t num_kernels;
-    double kernel_busy_ms;              /* time with one of them running (overlaps once) */
-    char kernel_clock_error[160];       /* why not, where kernel_clock was asked for and kernel_clocked is 0 */
+    kd_gpu_kernel_times kernel;         /* the kernel clock's figures (profile and kernel_clock on) */
     uint32_t num_large_levels;
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */

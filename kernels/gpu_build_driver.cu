@@ -43,6 +43,20 @@ static kd_status make_events(kd_gpu_builder *b, kd_error *err)
     return KD_OK;
 }
 
+// The profile's figures from a window of the kernel clock.
+static kd_gpu_kernel_times kernel_times_of(const kd_kernel_clock_sum &sum)
+{
+    kd_gpu_kernel_times k;
+    memset(&k, 0, sizeof k);
+    k.clocked = 1;
+    k.reduce_ms = sum.tagged_ms;
+    k.num_reduce = sum.num_tagged;
+    k.all_ms = sum.all_ms;
+    k.num_all = sum.num_all;
+    k.busy_ms = sum.busy_ms;
+    return k;
+}
+
 static void stage_mark(kd_gpu_builder *b, int profile, int index)
 {
     if (profile && !b->host)
@@ -118,18 +132,12 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
         b->kernel_clock_on = 0;
         if (kd_kernel_clock_stop(&sum, &clock_err) == KD_OK && sum.num_dropped > 0)
             kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: CUPTI lost %u records", sum.num_dropped);
-        else if (clock_err.status == KD_OK) {
-            prof->kernel_clocked = 1;
-            prof->reduce_kernel_ms = sum.tagged_ms;
-            prof->num_reduce_kernels = sum.num_tagged;
-            prof->kernel_ms = sum.all_ms;
-            prof->num_kernels = sum.num_all;
-            prof->kernel_busy_ms = sum.busy_ms;
-        }
+        else if (clock_err.status == KD_OK)
+            prof->kernel = kernel_times_of(sum);
     }
-    if (opts->profile && opts->kernel_clock && !prof->kernel_clocked)
-        snprintf(prof->kernel_clock_error, sizeof prof->kernel_clock_error, "%.*s",
-                 (int)sizeof prof->kernel_clock_error - 1, clock_err.message); // cut short if long
+    if (opts->profile && opts->kernel_clock && !prof->kernel.clocked)
+        snprintf(prof->kernel.error, sizeof prof->kernel.error, "%.*s",
+                 (int)sizeof prof->kernel.error - 1, clock_err.message); // cut short if long
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->num_small_roots = s.num_small_roots;

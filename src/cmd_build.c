@@ -297,15 +297,15 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_end_object(json);
     kd_json_kv_number(json, "reduce_ms", p->reduce_ms);
     kd_json_kv_int(json, "num_reduce_calls", p->num_reduce_calls);
-    kd_json_kv_bool(json, "kernel_clocked", p->kernel_clocked);
-    if (p->kernel_clocked) {
-        kd_json_kv_number(json, "reduce_kernel_ms", p->reduce_kernel_ms);
-        kd_json_kv_int(json, "num_reduce_kernels", p->num_reduce_kernels);
-        kd_json_kv_number(json, "kernel_ms", p->kernel_ms);
-        kd_json_kv_int(json, "num_kernels", p->num_kernels);
-        kd_json_kv_number(json, "kernel_busy_ms", p->kernel_busy_ms);
+    kd_json_kv_bool(json, "kernel_clocked", p->kernel.clocked);
+    if (p->kernel.clocked) {
+        kd_json_kv_number(json, "reduce_kernel_ms", p->kernel.reduce_ms);
+        kd_json_kv_int(json, "num_reduce_kernels", p->kernel.num_reduce);
+        kd_json_kv_number(json, "kernel_ms", p->kernel.all_ms);
+        kd_json_kv_int(json, "num_kernels", p->kernel.num_all);
+        kd_json_kv_number(json, "kernel_busy_ms", p->kernel.busy_ms);
     } else {
-        kd_json_kv_string(json, "kernel_clock_error", p->kernel_clock_error);
+        kd_json_kv_string(json, "kernel_clock_error", p->kernel.error);
     }
     kd_json_kv_int(json, "num_host_syncs", p->num_host_syncs);
     kd_json_kv_int(json, "num_large_levels", p->num_large_levels);
@@ -405,17 +405,17 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
             printf("    %-24s %12.3f ms  (%u times)\n", kd_gpu_step_name((kd_gpu_step)i), p->step_ms[i],
                    p->step_count[i]);
     printf("  %-26s %12.3f ms  (%u calls)\n", "in reductions", p->reduce_ms, p->num_reduce_calls);
-    if (p->kernel_clocked) {
+    if (p->kernel.clocked) {
         printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
-               "  their kernels", p->reduce_kernel_ms, p->num_reduce_kernels);
+               "  their kernels", p->kernel.reduce_ms, p->kernel.num_reduce);
         printf("  %-26s %12.3f ms  (%u kernels and memsets; CUPTI, device time only)\n",
-               "all the build's kernels", p->kernel_ms, p->num_kernels);
+               "all the build's kernels", p->kernel.all_ms, p->kernel.num_all);
         printf("  %-26s %12.3f ms  (overlaps once; the build's wall time less this: the GPU idle,\n"
                "  %-26s %12s     launch gaps and host waits, about %.3f ms)\n",
-               "  the GPU busy", p->kernel_busy_ms, "", "", p->build_ms - p->kernel_busy_ms);
+               "  the GPU busy", p->kernel.busy_ms, "", "", p->build_ms - p->kernel.busy_ms);
     } else {
         printf("  %-26s %12s     (no kernel times: %s)\n", "  their kernels", "-",
-               p->kernel_clock_error[0] ? p->kernel_clock_error : "not measured");
+               p->kernel.error[0] ? p->kernel.error : "not measured");
     }
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,

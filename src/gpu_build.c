@@ -2,7 +2,6 @@
  * checks and the depth cap (from the host library's kd_build_max_depth),
  * names, and the one-call build from a host mesh to a host tree. */
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,9 +166,9 @@ void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd
     kd_gpu_build_profile m = profiles[n - 1];
     m.build_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, build_ms));
     m.reduce_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, reduce_ms));
-    m.reduce_kernel_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, reduce_kernel_ms));
-    m.kernel_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel_ms));
-    m.kernel_busy_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel_busy_ms));
+    m.kernel.reduce_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel.reduce_ms));
+    m.kernel.all_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel.all_ms));
+    m.kernel.busy_ms = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, kernel.busy_ms));
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         m.stage_ms[i] = profile_field_median(profiles, n, offsetof(kd_gpu_build_profile, stage_ms) +
                                                               (size_t)i * sizeof m.stage_ms[0]);
@@ -182,7 +181,7 @@ void kd_gpu_build_profile_median(const kd_gpu_build_profile *profiles, int n, kd
 /* The kernel clock's tracing slows the host's launches, which the event
  * times would show: so `repeats` more builds with the clock on give the
  * profile its kernel times (medians), and the event times stay the untraced
- * builds'. Where the clock cannot run, kernel_clocked stays 0. */
+ * builds'. Where the clock cannot run, kernel.clocked stays 0. */
 static kd_status clocked_builds(kd_gpu_builder *builder, const kd_gpu_build_options *opts, int repeats,
                                 kd_gpu_build_profile *scratch, kd_gpu_build_profile *profile, kd_error *err)
 {
@@ -190,19 +189,14 @@ static kd_status clocked_builds(kd_gpu_builder *builder, const kd_gpu_build_opti
         kd_status st = kd_gpu_builder_build(builder, opts, &scratch[k], err);
         if (st != KD_OK)
             return st;
-        if (!scratch[k].kernel_clocked) {
-            memcpy(profile->kernel_clock_error, scratch[k].kernel_clock_error, sizeof profile->kernel_clock_error);
+        if (!scratch[k].kernel.clocked) {
+            profile->kernel = scratch[k].kernel; // not clocked, and why
             return KD_OK;
         }
     }
     kd_gpu_build_profile m;
     kd_gpu_build_profile_median(scratch, repeats, &m);
-    profile->kernel_clocked = 1;
-    profile->reduce_kernel_ms = m.reduce_kernel_ms;
-    profile->num_reduce_kernels = m.num_reduce_kernels;
-    profile->kernel_ms = m.kernel_ms;
-    profile->num_kernels = m.num_kernels;
-    profile->kernel_busy_ms = m.kernel_busy_ms;
+    profile->kernel = m.kernel; // medians of the times, the last build's counts
     return KD_OK;
 }
 
@@ -238,11 +232,8 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
         kd_gpu_build_profile_median(reported, repeats, profile);
     if (st == KD_OK && first_ms)
         *first_ms = warmup > 0 ? first.build_ms : reported[0].build_ms;
-    if (st == KD_OK && profile && opts->profile && opts->kernel_clock && !emulate)
+    if (st == KD_OK && profile && opts->profile && opts->kernel_clock)
         st = clocked_builds(builder, opts, repeats, reported, profile, err); // reuses reported
-    if (st == KD_OK && profile && opts->profile && opts->kernel_clock && emulate)
-        snprintf(profile->kernel_clock_error, sizeof profile->kernel_clock_error, "%s",
-                 "kernel clock: an emulated build has no kernels");
     if (st == KD_OK)
         st = kd_gpu_builder_download(builder, tree, err);
     kd_gpu_builder_destroy(builder);

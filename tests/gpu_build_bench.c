@@ -171,7 +171,7 @@ static int bench_scene(const char *path, const bench_opts *bo)
         double stage[KD_REDUCE_NUM_VARIANTS][KD_GPU_NUM_STAGES] = {{0}};
         uint32_t calls[KD_REDUCE_NUM_VARIANTS] = {0}, kernels[KD_REDUCE_NUM_VARIANTS] = {0};
         int clocked[KD_REDUCE_NUM_VARIANTS];
-        char why[sizeof prof.kernel_clock_error] = "";
+        char why[sizeof prof.kernel.error] = "";
         for (int pass = 0; pass < 2 && st == KD_OK; pass++) {
             for (int v = 0; v < KD_REDUCE_NUM_VARIANTS && st == KD_OK; v++) {
                 po.reduce_variant = (kd_reduce_variant)v;
@@ -182,11 +182,11 @@ static int bench_scene(const char *path, const bench_opts *bo)
                     if (st != KD_OK || i < bo->warmup)
                         continue;
                     if (pass == 1) {
-                        if (!prof.kernel_clocked && clocked[v])
-                            snprintf(why, sizeof why, "%s", prof.kernel_clock_error);
-                        clocked[v] = clocked[v] && prof.kernel_clocked;
-                        kernel[v] += prof.reduce_kernel_ms;
-                        kernels[v] += prof.num_reduce_kernels;
+                        if (!prof.kernel.clocked && clocked[v])
+                            snprintf(why, sizeof why, "%s", prof.kernel.error);
+                        clocked[v] = clocked[v] && prof.kernel.clocked;
+                        kernel[v] += prof.kernel.reduce_ms;
+                        kernels[v] += prof.kernel.num_reduce;
                         continue;
                     }
                     reduce[v] += prof.reduce_ms;

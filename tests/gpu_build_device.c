@@ -281,13 +281,13 @@ static void test_profile(void)
         /* The kernel clock (kernel_clock_device requires it; here, under a
          * sanitizer, CUPTI may be held): a call's kernels run inside its
          * events, so their device time is less; every call runs some. */
-        if (p.kernel_clocked) {
-            CHECK(p.reduce_kernel_ms > 0.0 && p.reduce_kernel_ms < p.reduce_ms);
-            CHECK(p.num_reduce_kernels >= p.num_reduce_calls);
-            CHECK(p.kernel_ms > p.reduce_kernel_ms && p.num_kernels > p.num_reduce_kernels);
-            CHECK(p.kernel_busy_ms > 0.0 && p.kernel_busy_ms <= p.kernel_ms + 1e-9);
+        if (p.kernel.clocked) {
+            CHECK(p.kernel.reduce_ms > 0.0 && p.kernel.reduce_ms < p.reduce_ms);
+            CHECK(p.kernel.num_reduce >= p.num_reduce_calls);
+            CHECK(p.kernel.all_ms > p.kernel.reduce_ms && p.kernel.num_all > p.kernel.num_reduce);
+            CHECK(p.kernel.busy_ms > 0.0 && p.kernel.busy_ms <= p.kernel.all_ms + 1e-9);
             printf("%-22s their kernels %8.3f ms (%u); all kernels %.3f ms (%u)\n", "",
-                   p.reduce_kernel_ms, p.num_reduce_kernels, p.kernel_ms, p.num_kernels);
+                   p.kernel.reduce_ms, p.kernel.num_reduce, p.kernel.all_ms, p.kernel.num_all);
         } else {
             printf("%-22s (no kernel times: CUPTI could not trace)\n", "");
         }

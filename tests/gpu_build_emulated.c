@@ -338,15 +338,15 @@ static void test_profile_median(void)
         p[k].stage_ms[1] = 10.0 - k;
         p[k].step_ms[KD_GPU_STEP_OUTPUT_SIZES] = k == 2 ? 50.0 : 0.1 * k;
         p[k].reduce_ms = k;
-        p[k].reduce_kernel_ms = 0.5 * build[k];
-        p[k].kernel_ms = 2.0 * build[k];
-        p[k].kernel_busy_ms = 1.5 * build[k];
+        p[k].kernel.reduce_ms = 0.5 * build[k];
+        p[k].kernel.all_ms = 2.0 * build[k];
+        p[k].kernel.busy_ms = 1.5 * build[k];
         p[k].num_nodes = 7u + (uint32_t)k;
         p[k].step_count[KD_GPU_STEP_OUTPUT_SIZES] = 1u + (uint32_t)k;
     }
     kd_gpu_build_profile_median(p, 3, &m);
     CHECK(m.build_ms == 3.0 && m.stage_ms[1] == 9.0 && m.reduce_ms == 1.0);
-    CHECK(m.reduce_kernel_ms == 1.5 && m.kernel_ms == 6.0 && m.kernel_busy_ms == 4.5);
+    CHECK(m.kernel.reduce_ms == 1.5 && m.kernel.all_ms == 6.0 && m.kernel.busy_ms == 4.5);
     CHECK(m.step_ms[KD_GPU_STEP_OUTPUT_SIZES] == 0.1 && m.step_ms[0] == 0.0);
     CHECK(m.num_nodes == 9u && m.step_count[KD_GPU_STEP_OUTPUT_SIZES] == 3u);
     kd_gpu_build_profile_median(p, 4, &m);
@@ -369,8 +369,8 @@ static void test_emulated_kernel_clock(void)
     kd_tree t;
     kd_error err;
     CHECK_MSG(kd_build_gpu_emulated(&mesh, &o, &t, &p, &err) == KD_OK, "%s", err.message);
-    CHECK(!p.kernel_clocked && p.reduce_kernel_ms == 0.0 && p.kernel_ms == 0.0);
-    CHECK(strstr(p.kernel_clock_error, "emulated") != NULL);
+    CHECK(!p.kernel.clocked && p.kernel.reduce_ms == 0.0 && p.kernel.all_ms == 0.0);
+    CHECK(strstr(p.kernel.error, "emulated") != NULL);
     CHECK(p.num_reduce_calls == 1 + p.num_large_levels);
     kd_tree_free(&t);
     kd_mesh_free(&mesh);
