@@ -49,7 +49,10 @@ typedef struct kd_gpu_build_options {
     kd_large_split large_split;     /* default SAH (median: faster, but 1.67x the CPU cost on conference) */
     int small_node_threshold;       /* nodes with at most this many references go to the small stage, 1..64 */
     int sah_bins;                   /* bins per axis for KD_LARGE_SPLIT_SAH, 2..128 */
-    float empty_space_ratio;        /* median split: cut off a side this empty (fraction of the node), 0..1 */
+    float empty_space_ratio;        /* large and medium stages: the empty slab beside a node's references
+                                       is a candidate cut where it spans at least this fraction of the
+                                       node, 0..1; < 0: params.min_empty_fraction, the empty-bonus rule
+                                       both builders share (Zhou et al. 2008 cut off 0.25) */
     float max_refs_per_triangle;    /* leaves hold at most max(this x N, 65536) references, >= 2 */
     kd_reduce_variant reduce_variant; /* rung of the min/max reduction ladder the builder calls */
     int medium_min_nodes;           /* a large level of at least this many nodes, none of more than */
@@ -73,11 +76,15 @@ typedef struct kd_gpu_build_options {
 } kd_gpu_build_options;
 
 /* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
- * the medium stage from a level of 16 nodes of at most 8192 references
+ * the medium stage from a level of 8 nodes of at most 16384 references
  * (nodes of more than 1024 references taken by a block's warps together),
- * empty space 0.25, budget 10 references per triangle (not binding below
+ * empty cuts by the build rules' min_empty_fraction, budget 10 references per triangle (not binding below
  * 65536 references in all), reduction rung 6 (one launch), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
+
+/* The empty-space ratio a build with these options uses (empty_space_ratio,
+ * or params.min_empty_fraction where that is < 0). */
+float kd_gpu_build_empty_space(const kd_gpu_build_options *opts);
 
 typedef enum kd_gpu_stage {
     KD_GPU_STAGE_PREPROCESS = 0,
@@ -133,6 +140,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_reduce_calls;          /* reduction primitive calls (scene bounds + one per large level) */
     kd_gpu_kernel_times kernel;         /* the kernel clock's figures (profile and kernel_clock on) */
     uint32_t num_large_levels;
+    uint32_t num_large_cuts;            /* empty cuts the large levels made in a row, without a level each */
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
     uint32_t num_medium_block_nodes;    /* of them, nodes a block's warps took together */

@@ -154,6 +154,7 @@ struct kd_gb_scalars {
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t bad_vertex;       // preprocess: 0, or 1 + the highest vertex a triangle names with a coordinate not finite
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
+    uint32_t new_large_cuts;   // large level: empty cuts chained in its choice (bookkeeping total)
     // The medium stage's counters (gpu_build_medium.cu), set by the host first.
     uint32_t med_head;         // the next task a warp claims
     uint32_t med_tail;         // tasks made (the level's nodes first)
@@ -205,6 +206,7 @@ enum kd_gb_buffer_id {
     KD_GB_LNODES_B,
     KD_GB_TIGHT,
     KD_GB_CHOICE,
+    KD_GB_CHAINS,
     KD_GB_LCOUNT,
     KD_GB_RCOUNT,
     KD_GB_ROUTE,

@@ -227,19 +227,32 @@ __global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint
             atomicAdd(&global_bins[j], tile_bins[j]);
 }
 
-__global__ void choose_sah_kernel(kd_gb_choose_sah f, uint32_t num_nodes)
+// kd_gb_choose_chain's work with a warp per node (every lane runs the
+// chain, its values the same in all of them; lane 0 stores).
+__global__ void choose_sah_kernel(kd_gb_choose_chain g, uint32_t num_nodes)
 {
     kd_wait_prior();
     uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (k >= num_nodes)
         return; // whole warps: the block size is a multiple of 32
-    kd_gb_split_choice c = kd_gb_choose_sah_warp(f, f.nodes[k], f.tight + 6 * (size_t)k,
-                                                 f.bins + (size_t)k * 6 * f.num_bins);
-    if ((threadIdx.x & 31u) == 0)
-        f.choice[k] = c;
+    kd_gb_large_node node = g.nodes[k];
+    const float *t = g.f.tight + 6 * (size_t)k;
+    const uint32_t *node_bins = g.f.bins + (size_t)k * 6 * g.f.num_bins;
+    kd_gb_split_choice c = kd_gb_choose_sah_warp(g.f, node, t, node_bins);
+    kd_gb_chain chain;
+    chain.count = 0;
+    const int sane = !g.insane[k];
+    while (kd_gb_chain_step(g.pp, &node, c, t, sane, &chain))
+        c = kd_gb_choose_sah_warp(g.f, node, t, node_bins);
+    if ((threadIdx.x & 31u) == 0) {
+        g.f.choice[k] = c;
+        g.chains[k] = chain;
+        if (chain.count)
+            g.nodes[k] = node;
+    }
 }
 
-kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_sah &f, uint32_t num_nodes,
+kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_t num_nodes,
                          kd_error *err)
 {
     if (num_nodes == 0)
@@ -319,15 +332,18 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS,
                                sizeof(kd_gb_small_root) * ((size_t)s->num_small_roots + 2 * num_nodes), 1, err));
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_POOL,
-                               sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * num_nodes), 1, err));
-        if (o->large_split == KD_LARGE_SPLIT_SAH)
-            KD_GB_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * (size_t)num_nodes * 6 * num_bins, 0, err));
+                               sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * (size_t)num_nodes),
+                               1, err));
+        if (o->large_split == KD_LARGE_SPLIT_SAH) // the bins, then a sanity flag per node
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * (size_t)num_nodes * (6 * num_bins + 1), 0, err));
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 1, err));
 
         kd_gb_refs level = kd_gb_ref_set(b, refs_cur);
         kd_gb_refs split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
-        const kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_cur);
+        kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_cur); // chain ends written by the choice
         float *tight = kd_gb_ptr<float>(b, KD_GB_TIGHT);
         kd_gb_split_choice *choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
+        kd_gb_chain *chains = kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS);
         uint8_t *sides = kd_gb_ptr<uint8_t>(b, KD_GB_SIDES);
         kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
@@ -346,11 +362,16 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(bookkeep_states(b, num_nodes, &bk_states, &bk_state_bytes, err));
         if (o->large_split == KD_LARGE_SPLIT_SAH) {
             uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
-            KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * 6 * num_bins, bk_states, bk_state_bytes, err));
-            kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0};
+            uint32_t *insane = bins + (size_t)num_nodes * 6 * num_bins;
+            KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * (6 * num_bins + 1), bk_states, bk_state_bytes, err));
+            kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0, insane};
             KD_GB_TRY(run_binning(b, bin, num_refs, err));
-            kd_gb_choose_sah choose = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf,
-                                        o->empty_space_ratio};
+            kd_gb_choose_chain choose;
+            choose.f = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf, o->empty_space_ratio};
+            choose.nodes = nodes;
+            choose.chains = chains;
+            choose.insane = insane;
+            choose.pp = pp;
             KD_GB_TRY(run_choose_sah(b, choose, num_nodes, err));
         } else {
             KD_GB_TRY(kd_gb_memset(b, bk_states, 0, bk_state_bytes, err));
@@ -374,6 +395,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         bookkeep bk;
         bk.nodes = nodes;
         bk.choice = choice;
+        bk.chains = o->large_split == KD_LARGE_SPLIT_SAH ? chains : NULL; // median: a level per empty cut
         bk.left_counts = left_counts;
         bk.right_counts = right_counts;
         bk.pp = pp;
@@ -415,6 +437,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (s->profile) {
             s->profile->num_host_syncs++;
             s->profile->num_large_levels++;
+            s->profile->num_large_cuts += counts.new_large_cuts;
             if (num_refs > s->profile->max_large_refs)
                 s->profile->max_large_refs = num_refs;
         }
@@ -424,7 +447,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
 
         s->pool_count += counts.new_pool_nodes;
         if (s->num_small_roots == 0 && counts.new_small_roots > 0)
-            s->min_small_depth = depth + 1;
+            s->min_small_depth = depth + 1; // a bound: chained empty cuts take roots deeper than the level
         s->num_small_roots += counts.new_small_roots;
         s->num_small_refs += counts.new_small_refs;
         s->num_leaf_refs += counts.new_leaf_refs;

@@ -21,12 +21,14 @@ enum {
     Q_SMALL_ROOTS,  // children that go to the small stage
     Q_SMALL_REFS,
     Q_LEAF_REFS,    // references of the node itself if it becomes a leaf
+    Q_CUTS,         // empty cuts its choice made in a row (kd_gb_chain)
     NUM_Q
 };
 
 struct bookkeep {
     const kd_gb_large_node *nodes;
     const kd_gb_split_choice *choice;
+    const kd_gb_chain *chains;          // each node's empty cuts in a row (NULL: none, the median split)
     const uint32_t *left_counts;
     const uint32_t *right_counts;
     kd_gb_plan_params pp;
@@ -46,7 +48,8 @@ struct bookkeep {
         for (int j = 0; j < NUM_Q; j++)
             q[j] = 0;
         q[Q_OUT] = p.num_left + p.num_right;
-        q[Q_POOL] = p.leaf ? 0 : 2;
+        q[Q_CUTS] = chains ? chains[k].count : 0u;
+        q[Q_POOL] = (p.leaf ? 0 : 2) + 2 * q[Q_CUTS];
         q[Q_LEAF_REFS] = p.leaf ? p.n : 0;
         for (int side = 0; side < 2; side++) {
             uint32_t count = side ? p.num_right : p.num_left;
@@ -64,8 +67,25 @@ struct bookkeep {
     // Node k's records under plan p, at offsets `off` of each quantity.
     __host__ __device__ void write(uint32_t k, const kd_gb_plan &p, const uint32_t *off) const
     {
-        const kd_gb_large_node node = nodes[k];
+        kd_gb_large_node node = nodes[k];
         const kd_gb_split_choice c = choice[k];
+        // The chain's cuts first, from the node's own pool slot down (the
+        // record holds the chain's end, with the chain's first pool id and
+        // parent): each cut's node and its empty leaf, two slots a cut.
+        uint32_t pool_at = pool_base + off[Q_POOL];
+        const uint32_t cuts = chains ? chains[k].count : 0u;
+        if (cuts) {
+            const kd_gb_chain &chain = chains[k];
+            uint32_t depth = node.depth - cuts;
+            for (uint32_t i = 0; i < cuts; i++, depth++, pool_at += 2) {
+                const uint32_t axis = chain.axis_side[i] & 3u, side = chain.axis_side[i] >> 2;
+                pool[node.pool_id] = kd_gb_pool_record(axis, chain.pos[i], pool_at, pool_at + 1, 0, node.parent, depth);
+                pool[pool_at + 1 - side] = kd_gb_pool_record(KD_GB_POOL_LEAF_LIST, 0.0f, 0, 0, 0, node.pool_id,
+                                                             depth + 1);
+                node.parent = node.pool_id;
+                node.pool_id = pool_at + side;
+            }
+        }
         kd_gb_route r;
         r.out_start = off[Q_OUT];
         r.num_left = p.num_left;
@@ -87,7 +107,7 @@ struct bookkeep {
             return;
         }
         r.leaf_base = KD_GB_NONE;
-        uint32_t child_id[2] = {pool_base + off[Q_POOL], pool_base + off[Q_POOL] + 1};
+        uint32_t child_id[2] = {pool_at, pool_at + 1};
         pool[node.pool_id] = kd_gb_pool_record((uint32_t)c.axis, c.pos, child_id[0], child_id[1], 0,
                                                node.parent, node.depth);
 
@@ -150,6 +170,7 @@ struct bookkeep {
         scalars->new_small_roots = t[Q_SMALL_ROOTS];
         scalars->new_small_refs = t[Q_SMALL_REFS];
         scalars->new_leaf_refs = t[Q_LEAF_REFS];
+        scalars->new_large_cuts = t[Q_CUTS];
         scalars->clip_count = 0; // the scatter's queue of straddlers
     }
 };

@@ -102,6 +102,7 @@ struct kd_gb_bin_refs {
     uint32_t *bins;               // per node, axis, {lo, hi}: num_bins counts
     int num_bins;
     uint32_t first_node;          // bins[0] belongs to this node
+    uint32_t *insane;             // per node (every node, from 0): 1 where a reference has lo > hi (or a NaN)
 
     __host__ __device__ void operator()(uint32_t i) const
     {
@@ -110,6 +111,8 @@ struct kd_gb_bin_refs {
         for (int a = 0; a < 3; a++) {
             lo[a] = refs.lo[a][i];
             hi[a] = refs.hi[a][i];
+            if (!(lo[a] <= hi[a]))
+                insane[k] = 1u; // the same value from every writer
         }
         kd_gb_bin_one(lo, hi, tight + 6 * (size_t)k, num_bins,
                       bins + (size_t)(k - first_node) * 6 * num_bins);
@@ -368,5 +371,98 @@ KD_GB_HD kd_gb_plan kd_gb_plan_node(const kd_gb_large_node &node, kd_gb_split_ch
     }
     return p;
 }
+
+// The side that holds every reference of a split at c.pos, where that
+// follows from the references' bounds t alone: a plane past them (the
+// choice's empty cuts are one float beyond t) puts every reference on one
+// side, provided each reference's box has lo <= hi (`sane`, checked when
+// the references were binned: with a NaN or an inverted box, a reference
+// could fall on neither side). -1: the sides pass must count them.
+KD_GB_HD int kd_gb_empty_cut_side(kd_gb_split_choice c, const float *t, int sane)
+{
+    if (!sane || c.axis < 0)
+        return -1;
+    const int a = c.axis;
+    return c.pos > t[3 + a] ? 0 : c.pos < t[a] ? 1 : -1;
+}
+
+// Plans the empty cut (every reference on `side`) into *plan: 1 where the
+// node splits and that child is large again, so the cut needs no pass over
+// the references; 0 otherwise (a leaf, or a small child), and the node takes
+// the normal path. The child keeps the node's references, so their bounds
+// and bins stay as they are and its split can be chosen at once (a pass
+// would copy the references and bin them again, to the same bins).
+KD_GB_HD int kd_gb_plan_empty_cut(const kd_gb_plan_params &pp, const kd_gb_large_node &node,
+                                  kd_gb_split_choice c, int side, kd_gb_plan *plan)
+{
+    const uint32_t n = node.ref_count;
+    *plan = kd_gb_plan_node(node, c, side ? 0u : n, side ? n : 0u, pp);
+    return !plan->leaf && plan->child_kind[side] == KD_GB_DEST_LARGE;
+}
+
+// A large level's empty cuts in a row (as the medium stage makes them): a
+// node whose choice is an empty cut becomes its large child there and then,
+// with the cut kept here for the bookkeeping's pool records, and chooses
+// again; at most KD_GB_CHAIN_MAX a level (the rest take a pass each). The
+// decisions are those of a level per cut, so the tree is the same.
+#ifndef KD_GB_CHAIN_MAX
+#define KD_GB_CHAIN_MAX 8 // 0: none (every empty cut a level, as before; for measuring)
+#endif
+enum { KD_GB_CHAIN_SLOTS = KD_GB_CHAIN_MAX > 0 ? KD_GB_CHAIN_MAX : 1 };
+struct kd_gb_chain {
+    uint32_t count;
+    uint8_t axis_side[KD_GB_CHAIN_SLOTS]; // axis | side << 2 (side: the child that goes on)
+    float pos[KD_GB_CHAIN_SLOTS];
+};
+
+// One cut of the chain where c is an empty cut the rules take: *node
+// becomes the child (its cell, depth, bad refines and allowance; its pool
+// id and parent stay the chain's first node's, for the bookkeeping), the
+// cut goes in *chain, and 1 is returned; else 0, nothing changed.
+KD_GB_HD int kd_gb_chain_step(const kd_gb_plan_params &pp, kd_gb_large_node *node, kd_gb_split_choice c,
+                              const float *t, int sane, kd_gb_chain *chain)
+{
+    const int side = kd_gb_empty_cut_side(c, t, sane);
+    kd_gb_plan plan;
+    if (chain->count >= KD_GB_CHAIN_MAX || side < 0 || !kd_gb_plan_empty_cut(pp, *node, c, side, &plan))
+        return 0;
+    chain->axis_side[chain->count] = (uint8_t)(c.axis | side << 2);
+    chain->pos[chain->count] = c.pos;
+    chain->count++;
+    float cell[6];
+    kd_gb_child_cell(node->cell, c.axis, c.pos, side, cell);
+    for (int j = 0; j < 6; j++)
+        node->cell[j] = cell[j];
+    node->depth += 1;
+    node->bad_refines = plan.bad_refines;
+    node->allowance = plan.child_allowance;
+    return 1;
+}
+
+// The large level's SAH choice with its empty cuts chained: the node
+// records (chain ends) and chains are written where a node cut.
+struct kd_gb_choose_chain {
+    kd_gb_choose_sah f;
+    kd_gb_large_node *nodes;
+    kd_gb_chain *chains;
+    const uint32_t *insane;
+    kd_gb_plan_params pp;
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        kd_gb_large_node node = nodes[k];
+        const float *t = f.tight + 6 * (size_t)k;
+        const uint32_t *node_bins = f.bins + (size_t)k * 6 * f.num_bins;
+        kd_gb_split_choice c = f.choose(node, t, node_bins);
+        kd_gb_chain chain;
+        chain.count = 0;
+        while (kd_gb_chain_step(pp, &node, c, t, !insane[k], &chain))
+            c = f.choose(node, t, node_bins);
+        f.choice[k] = c;
+        chains[k] = chain;
+        if (chain.count)
+            nodes[k] = node;
+    }
+};
 
 #endif

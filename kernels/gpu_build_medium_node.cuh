@@ -105,35 +105,6 @@ KD_GB_HD kd_gb_large_node child_record(const kd_gb_large_node &node, const kd_gb
     return child;
 }
 
-// The side that holds every reference of a split at c.pos, where that
-// follows from the references' bounds t alone: a plane past them (the
-// choice's empty cuts are one float beyond t) puts every reference on one
-// side, provided each reference's box has lo <= hi (`sane`, checked when
-// the references were binned: with a NaN or an inverted box, a reference
-// could fall on neither side). -1: the sides pass must count them.
-KD_GB_HD int empty_cut_side(kd_gb_split_choice c, const float *t, int sane)
-{
-    if (!sane || c.axis < 0)
-        return -1;
-    const int a = c.axis;
-    return c.pos > t[3 + a] ? 0 : c.pos < t[a] ? 1 : -1;
-}
-
-// Plans the empty cut (every reference on `side`) into *plan: 1 where the
-// node splits and that child is large again, so the cut needs no pass over
-// the references; 0 otherwise (a leaf, or a small child), and the node takes
-// the normal path. The child keeps the node's references, so their bounds
-// and bins stay as they are and the warp chooses the child's split at once
-// (the large stage would copy the references and bin them again, to the
-// same bins).
-KD_GB_HD int plan_empty_cut(const medium_args &g, const kd_gb_large_node &node, kd_gb_split_choice c, int side,
-                            kd_gb_plan *plan)
-{
-    const uint32_t n = node.ref_count;
-    *plan = kd_gb_plan_node(node, c, side ? 0u : n, side ? n : 0u, g.pp);
-    return !plan->leaf && plan->child_kind[side] == KD_GB_DEST_LARGE;
-}
-
 // The empty cut's records (the node, and its empty child as an empty leaf)
 // once it has its two pool slots from first_child; its large child's
 // record is child_record's, with the node's references.
@@ -280,11 +251,11 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
         }
         c = g.sah.choose(node, t, bins);
         // Empty cuts in a row, the references staying where they are (see
-        // plan_empty_cut).
-        for (int side; (side = empty_cut_side(c, t, sane)) >= 0;) {
+        // kd_gb_plan_empty_cut).
+        for (int side; (side = kd_gb_empty_cut_side(c, t, sane)) >= 0;) {
             kd_gb_plan plan;
             int ok = 1;
-            if (!plan_empty_cut(g, node, c, side, &plan))
+            if (!kd_gb_plan_empty_cut(g.pp, node, c, side, &plan))
                 break;
             const uint32_t first_child = take(g, &g.scalars->med_pool, 2, g.pool_capacity, &ok);
             if (!ok)

@@ -219,13 +219,13 @@ __device__ void process_node(const medium_args &g, warp_shared *shared, team_sha
         sane = team_all<W>(sane);
         c = kd_gb_choose_sah_warp(g.sah, node, t, bins);
         // Empty cuts in a row, the references staying where they are (see
-        // plan_empty_cut): the lead lane takes each cut's pool slots and
+        // kd_gb_plan_empty_cut): the lead lane takes each cut's pool slots and
         // writes its records; every lane follows the node down to its large
         // child.
         uint32_t cuts = 0;
-        for (int side; (side = empty_cut_side(c, t, sane)) >= 0; cuts++) {
+        for (int side; (side = kd_gb_empty_cut_side(c, t, sane)) >= 0; cuts++) {
             kd_gb_plan plan;
-            if (!plan_empty_cut(g, node, c, side, &plan))
+            if (!kd_gb_plan_empty_cut(g.pp, node, c, side, &plan))
                 break;
             int ok = 1;
             uint32_t first_child = 0;

@@ -34,6 +34,7 @@ typedef struct bench_args {
     kd_large_split large_split;
     int has_large_split;
     int small_threshold;     /* 0: the builder's */
+    float empty_space;       /* < 0: the builder's */
 } bench_args;
 
 typedef struct bench_row {
@@ -67,6 +68,8 @@ static void print_usage(FILE *f)
             "  --render-repeats N  timed GPU render launches (default 20)\n"
             "  --large-split KIND  GPU large-node split: median or sah (default: builder's)\n"
             "  --small-threshold N GPU small-stage node size, 1..64 (default: builder's)\n"
+            "  --empty-space F     GPU large and medium stages' empty cuts, 0..1 (default:\n"
+            "                      builder's, the build rules' min empty fraction)\n"
             "  --json FILE|-       write the results as JSON\n"
             "  --csv FILE|-        write the results as CSV\n"
             "  -h, --help          show this help\n");
@@ -79,6 +82,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
     a->width = 1920;
     a->height = 1080;
     a->render_repeats = 20;
+    a->empty_space = -1.0f;
     const char *device = "auto";
     a->scenes = calloc((size_t)argc, sizeof *a->scenes);
     if (!a->scenes)
@@ -121,6 +125,13 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 return kd_cli_usage_error(k_cmd, "--small-threshold '%s': expected a whole number in 1..%d", v,
                                           KD_GPU_SMALL_NODE_MAX);
             a->small_threshold = (int)n;
+        } else if (!strcmp(arg, "--empty-space")) {
+            float f;
+            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
+                return KD_EXIT_USAGE;
+            if (!kd_parse_float(v, &f) || f < 0.0f || f > 1.0f)
+                return kd_cli_usage_error(k_cmd, "--empty-space '%s': expected a number in [0, 1]", v);
+            a->empty_space = f;
         } else if (!strcmp(arg, "--json")) {
             if (!(a->json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
                 return KD_EXIT_USAGE;
@@ -212,6 +223,8 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
         opts.large_split = a->large_split;
     if (a->small_threshold > 0)
         opts.small_node_threshold = a->small_threshold;
+    if (a->empty_space >= 0.0f)
+        opts.empty_space_ratio = a->empty_space;
     double *ms = malloc(sizeof(double) * (size_t)a->builds);
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");

@@ -53,6 +53,11 @@ static void print_help(void)
            "auto finds no GPU):\n"
            "  --large-split KIND       large-node split: median (empty-space cut-off or\n"
            "                           spatial median) or sah (binned SAH); default sah\n"
+           "  --empty-space F          large and medium stages: an empty slab beside a node's\n"
+           "                           references is a candidate cut where it spans at least\n"
+           "                           F of the node, 0..1 (default: --min-empty-fraction, as\n"
+           "                           the CPU builder; 0.25, Zhou et al.'s: finer trees of\n"
+           "                           lower cost on scanned meshes, up to twice the nodes)\n"
            "  --small-threshold N      nodes of at most N references (1..%d) go to the small\n"
            "                           stage, exact SAH over 64-bit masks (default %d)\n"
            "  --reduce-variant K       rung 0..%d of the min/max reduction ladder the builder\n"
@@ -90,6 +95,7 @@ typedef struct build_options {
     int large_split;          /* kd_large_split, or -1: the GPU builder's default */
     int reduce_variant;       /* kd_reduce_variant, or -1: the GPU builder's default */
     int small_threshold;      /* small-stage node size, or 0: the GPU builder's default */
+    float empty_space;        /* GPU empty-cut fraction, or < 0: the GPU builder's default */
     bool profile;
     int warmup;               /* untimed GPU builds first, or -1: the default (1) */
     int repeats;              /* timed GPU builds, reported as medians, or -1: the default (5) */
@@ -135,6 +141,7 @@ static int parse_args(int argc, char **argv, build_options *o)
     o->reduce_variant = -1;
     o->warmup = -1;
     o->repeats = -1;
+    o->empty_space = -1.0f;
     kd_build_params_default(&o->params);
     kd_sah_constants_default(&o->report);
     for (int i = 1; i < argc; i++) {
@@ -178,6 +185,12 @@ static int parse_args(int argc, char **argv, build_options *o)
             if ((o->large_split = kd_large_split_parse(value)) < 0)
                 return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", value);
             o->gpu_only = o->gpu_only ? o->gpu_only : "--large-split";
+        } else if (strcmp(arg, "--empty-space") == 0) {
+            if (!kd_parse_float(value, &f) || f < 0.0f || f > 1.0f)
+                return kd_cli_usage_error(k_cmd, "--empty-space takes a number in [0, 1], not '%s'",
+                                          value);
+            o->empty_space = f;
+            o->gpu_only = o->gpu_only ? o->gpu_only : "--empty-space";
         } else if (strcmp(arg, "--json") == 0) {
             o->json_path = value;
         } else if (strcmp(arg, "--threads") == 0) {
@@ -275,6 +288,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_int(json, "reduce_variant", g->opts.reduce_variant);
     kd_json_kv_string(json, "reduce_variant_name", kd_reduce_variant_name(g->opts.reduce_variant));
     kd_json_kv_int(json, "small_node_threshold", g->opts.small_node_threshold);
+    kd_json_kv_number(json, "empty_space", kd_gpu_build_empty_space(&g->opts));
     kd_json_kv_int(json, "warmup_builds", g->warmup);
     kd_json_kv_int(json, "timed_builds", g->repeats);
     kd_json_end_object(json);
@@ -311,6 +325,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_int(json, "num_large_levels", p->num_large_levels);
     kd_json_kv_int(json, "num_small_roots", p->num_small_roots);
     kd_json_kv_int(json, "num_medium_nodes", p->num_medium_nodes);
+    kd_json_kv_int(json, "num_large_cuts", p->num_large_cuts);
     kd_json_kv_int(json, "num_medium_cuts", p->num_medium_cuts);
     kd_json_kv_int(json, "num_medium_block_nodes", p->num_medium_block_nodes);
     kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
@@ -375,6 +390,8 @@ static kd_status build_tree(const build_options *o, const kd_mesh *mesh, kd_tree
         opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
     if (o->small_threshold > 0)
         opts->small_node_threshold = o->small_threshold;
+    if (o->empty_space >= 0.0f)
+        opts->empty_space_ratio = o->empty_space;
     opts->profile = o->profile;
     opts->kernel_clock = o->profile;
     gpu->warmup = o->warmup;
@@ -418,8 +435,8 @@ static void print_gpu_profile(const kd_gpu_build_profile *p)
                p->kernel.error[0] ? p->kernel.error : "not measured");
     }
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
-    printf("  %-26s %12u  (%u small-node roots)\n", "large-node levels", p->num_large_levels,
-           p->num_small_roots);
+    printf("  %-26s %12u  (%u small-node roots; %u empty cuts in a row, without a level each)\n",
+           "large-node levels", p->num_large_levels, p->num_small_roots, p->num_large_cuts);
     printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass; %u taken by a block's warps)\n",
            "medium-stage nodes", p->num_medium_nodes, p->num_medium_cuts, p->num_medium_block_nodes);
 }
@@ -484,9 +501,10 @@ int kd_cmd_build(int argc, char **argv)
                    (unsigned long long)mesh.num_dropped_nonfinite);
         printf(", loaded in %.1f ms\n", load_ms);
         if (gpu)
-            printf("built on the GPU (%s large-node split, small nodes <= %d references by exact "
-                   "SAH, reduction rung %d %s; ",
-                   kd_large_split_name(gpu->opts.large_split), gpu->opts.small_node_threshold,
+            printf("built on the GPU (%s large-node split with empty cuts >= %g of the node, small "
+                   "nodes <= %d references by exact SAH, reduction rung %d %s; ",
+                   kd_large_split_name(gpu->opts.large_split),
+                   (double)kd_gpu_build_empty_space(&gpu->opts), gpu->opts.small_node_threshold,
                    (int)gpu->opts.reduce_variant, kd_reduce_variant_name(gpu->opts.reduce_variant));
         else
             printf("built on the CPU (exact SAH; ");

@@ -72,20 +72,28 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->large_split = KD_LARGE_SPLIT_SAH;
     opts->small_node_threshold = KD_GPU_SMALL_NODE_MAX;
     opts->sah_bins = 32;
-    opts->empty_space_ratio = 0.25f;
+    /* The large and medium stages consider an empty cut where the build
+     * rules grant the empty bonus (min_empty_fraction, 0.1), as the CPU
+     * builder's sweep does. Zhou et al.'s 0.25 made fewer cuts high in the
+     * tree, which left depth below the cap for finer, larger trees: lower
+     * SAH cost on the scanned meshes (the dragon 0.83 of the CPU tree's)
+     * at up to 2.3 times the CPU tree's nodes, and the build time they
+     * cost (docs/performance.md, "Empty cuts in the large stage"). */
+    opts->empty_space_ratio = -1.0f;
     opts->max_refs_per_triangle = 10.0f; /* measured: 8 left crytek sponza 10.5% above the CPU cost */
     /* The in-build reductions are small segmented ones, where a launch's
      * latency is most of the cost: the one-launch rung (no init kernel, no
      * atomics) was fastest there on the H100 (in-build profile, bunny). */
     opts->reduce_variant = KD_REDUCE6_VEC4_ONEPASS;
-    /* H100, side by side (two runs of 10 builds each, docs/performance.md):
-     * a level of 16 nodes of at most 8192 references goes to the medium
-     * stage, whose nodes of more than 1024 take a block's warps together;
-     * against 64 of 2048 a warp each, the bunny 2.10-2.14 -> 1.96-1.99 ms,
-     * conference 4.59 -> 4.25-4.27, crytek sponza 5.08 -> 4.84-4.85, the
-     * dragon 12.13-12.15 -> 11.77-11.84. The trees are the same either way. */
-    opts->medium_min_nodes = 16;
-    opts->medium_max_refs = 8192;
+    /* H100, side by side (docs/performance.md): a level of 8 nodes of at
+     * most 16384 references goes to the medium stage, whose nodes of more
+     * than 1024 take a block's warps together. With the empty cuts above
+     * (more of them high in the tree, which the medium stage makes without a
+     * pass), three runs each against 16 of 8192: crytek sponza 4.00-4.06 ->
+     * 3.93-3.95 ms, conference 3.53-3.56 -> 3.48-3.55, the dragon 7.07-7.11
+     * -> 7.03-7.07, the others within noise. The trees are the same. */
+    opts->medium_min_nodes = 8;
+    opts->medium_max_refs = 16384;
     opts->medium_block_refs = 1024;
     opts->max_device_bytes = 0;
     opts->small_clip_jobs = 0;
@@ -94,6 +102,11 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->medium_local_polygons = 0;
     opts->profile = 0;
     opts->kernel_clock = 0;
+}
+
+float kd_gpu_build_empty_space(const kd_gpu_build_options *opts)
+{
+    return opts->empty_space_ratio < 0.0f ? opts->params.min_empty_fraction : opts->empty_space_ratio;
 }
 
 void kd_gpu_build_profile_timing(const kd_gpu_build_profile *profile, kd_build_timing *timing)
@@ -120,7 +133,7 @@ static kd_status check_options(const kd_gpu_build_options *o, kd_error *err)
     if (o->sah_bins < 2 || o->sah_bins > 128)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: SAH bins must be 2..128, not %d",
                             o->sah_bins);
-    if (!(o->empty_space_ratio >= 0.0f && o->empty_space_ratio <= 1.0f))
+    if (!(o->empty_space_ratio <= 1.0f)) /* < 0: the build rules' (checked below) */
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: the empty-space ratio must be 0..1");
     if (!(o->max_refs_per_triangle >= 2.0f))
         return kd_error_set(err, KD_ERR_INVALID,
@@ -147,6 +160,7 @@ kd_status kd_gpu_builder_build(kd_gpu_builder *builder, const kd_gpu_build_optio
         return st;
     resolved.params.max_depth =
         kd_build_max_depth(&resolved.params, kd_gb_num_triangles(builder));
+    resolved.empty_space_ratio = kd_gpu_build_empty_space(&resolved);
     return kd_gb_build_resolved(builder, &resolved, profile, err);
 }
 

@@ -43,6 +43,9 @@ int main(void)
     expect((const char *[]){"bench", "scene.obj", "--small-threshold", "65", NULL}, 2, NULL,
            "--small-threshold '65': expected a whole number in 1..64");
     expect((const char *[]){"bench", "--help", NULL}, 0, "--small-threshold", NULL);
+    expect((const char *[]){"bench", "scene.obj", "--empty-space", "-1", NULL}, 2, NULL,
+           "--empty-space '-1': expected a number in [0, 1]");
+    expect((const char *[]){"bench", "--help", NULL}, 0, "--empty-space", NULL);
     /* Warm-up builds: 0..100, GPU only. */
     expect((const char *[]){"build", "scene.obj", "--warmup", "101", NULL}, 2, NULL,
            "--warmup takes an integer 0..100, not '101'");

@@ -42,7 +42,7 @@ typedef struct bench_opts {
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
+                    "[--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -114,9 +114,10 @@ static int bench_scene(const char *path, const bench_opts *bo)
         }
     }
     print_stats("GPU", gpu_median, gpu_min, &gs, ref_sah);
-    printf("       large split %s, %u large levels, %u medium nodes (%u empty cuts in a row, %u by blocks, "
+    printf("       large split %s, %u large levels (%u empty cuts in a row), %u medium nodes (%u empty cuts in a row, %u by blocks, "
            "%u retries), %u small roots, %u host syncs, %.1f MiB on the device\n",
-           kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_medium_nodes,
+           kd_large_split_name(bo->build.large_split), prof.num_large_levels, prof.num_large_cuts,
+           prof.num_medium_nodes,
            prof.num_medium_cuts, prof.num_medium_block_nodes, prof.num_medium_retries, prof.num_small_roots,
            prof.num_host_syncs, (double)prof.device_bytes / (1024.0 * 1024.0));
 
@@ -244,6 +245,8 @@ int main(int argc, char **argv)
             bo.build.large_split = (kd_large_split)s;
         } else if (strcmp(argv[i], "--min-empty-fraction") == 0 && i + 1 < argc)
             bo.build.params.min_empty_fraction = (float)atof(argv[++i]);
+        else if (strcmp(argv[i], "--empty-space") == 0 && i + 1 < argc)
+            bo.build.empty_space_ratio = (float)atof(argv[++i]);
         else if (strcmp(argv[i], "--max-refs") == 0 && i + 1 < argc)
             bo.build.max_refs_per_triangle = (float)atof(argv[++i]);
         else if (strcmp(argv[i], "--medium-nodes") == 0 && i + 1 < argc)

@@ -3,6 +3,7 @@
  * where there is no GPU. Trees must pass the verifier, be deterministic,
  * survive degenerate scenes, respect the memory cap and stay within 10% of
  * the CPU exact-SAH builder's cost. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,7 +118,7 @@ static void test_limits(void)
 static void test_medium(void)
 {
     static const int settings[][2] = {{1, 1 << 30}, {4, 512}, {2, 100}};
-    uint32_t cuts = 0; /* empty cuts made in a row without a pass: the comparisons cover them */
+    uint32_t cuts = 0, large_cuts = 0; /* empty cuts made in a row without a pass: the comparisons cover them */
     for (int kind = 0; kind < GB_SCENE_NUM_KINDS; kind++) {
         kd_mesh mesh;
         gb_make_scene(&mesh, (gb_scene_kind)kind, 3000, 31u + (uint32_t)kind);
@@ -127,11 +128,15 @@ static void test_medium(void)
             o.medium_min_nodes = 0;
             kd_tree ref;
             kd_error err;
-            kd_status st = build(&mesh, &o, &ref, &err);
+            kd_gpu_build_profile ref_prof;
+            kd_status st = kd_build_gpu_emulated(&mesh, &o, &ref, &ref_prof, &err);
             CHECK_MSG(st == KD_OK, "%s without the medium stage: %s", gb_scene_name((gb_scene_kind)kind),
                       err.message);
             if (st != KD_OK)
                 continue;
+            large_cuts += ref_prof.num_large_cuts;
+            CHECK_MSG(split == KD_LARGE_SPLIT_SAH || ref_prof.num_large_cuts == 0, "%s: median chained cuts",
+                      gb_scene_name((gb_scene_kind)kind));
             for (size_t m = 0; m < sizeof settings / sizeof settings[0]; m++) {
                 o.medium_min_nodes = settings[m][0];
                 o.medium_max_refs = settings[m][1];
@@ -162,6 +167,7 @@ static void test_medium(void)
         kd_mesh_free(&mesh);
     }
     CHECK_MSG(cuts > 0, "the medium stage made no empty cut in a row on any scene");
+    CHECK_MSG(large_cuts > 0, "the large stage made no empty cut in a row on any scene");
     /* A small-node threshold of 2 from the root down outgrows the medium
      * stage's first array sizes: the stage runs again, to the same tree. */
     {
@@ -295,6 +301,46 @@ static void test_empty_mesh(void)
     }
 }
 
+/* The large and medium stages' empty cuts: by default at the build rules'
+ * min_empty_fraction (the same tree as that value given outright, for the
+ * default rules and pbrt's), another fraction another tree (slivers: the
+ * scene where 0.25 makes more cuts below), both right; out of range refused. */
+static void test_empty_space(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SLIVERS, 3000, 12);
+    kd_gpu_build_options o;
+    kd_tree dflt, t;
+    kd_error err;
+    for (int rule = 0; rule < 2; rule++) {
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        if (rule)
+            o.params.min_empty_fraction = 0.0f; /* pbrt's rule */
+        CHECK(o.empty_space_ratio < 0.0f && kd_gpu_build_empty_space(&o) == o.params.min_empty_fraction);
+        CHECK_MSG(build(&mesh, &o, &dflt, &err) == KD_OK, "%s", err.message);
+        o.empty_space_ratio = o.params.min_empty_fraction;
+        CHECK_MSG(build(&mesh, &o, &t, &err) == KD_OK, "%s", err.message);
+        CHECK_MSG(gb_trees_equal(&dflt, &t), "empty space %g given outright: another tree",
+                  (double)o.empty_space_ratio);
+        kd_tree_free(&t);
+        if (!rule) {
+            o.empty_space_ratio = 0.25f;
+            CHECK_MSG(build(&mesh, &o, &t, &err) == KD_OK, "%s", err.message);
+            CHECK_MSG(!gb_trees_equal(&dflt, &t), "empty space 0.25 made the default's tree");
+            gb_check_tree("slivers, empty space 0.25", &mesh, &t, 400);
+            kd_tree_free(&t);
+        }
+        kd_tree_free(&dflt);
+    }
+    const float bad[] = {1.5f, NAN};
+    for (int k = 0; k < 2; k++) {
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        o.empty_space_ratio = bad[k];
+        CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID && strstr(err.message, "empty-space"));
+    }
+    kd_mesh_free(&mesh);
+}
+
 /* Real scenes: right trees, and the SAH cost near the CPU exact-SAH tree's. */
 static void test_shared(void)
 {
@@ -386,6 +432,7 @@ int main(void)
     test_identical_bounded();
     test_limits();
     test_medium();
+    test_empty_space();
     test_memory();
     test_shared();
     return kd_test_finish("gpu_build_emulated");
