@@ -236,20 +236,14 @@ __global__ void choose_sah_kernel(kd_gb_choose_chain g, uint32_t num_nodes)
     if (k >= num_nodes)
         return; // whole warps: the block size is a multiple of 32
     kd_gb_large_node node = g.nodes[k];
+    kd_gb_chain chain;
     const float *t = g.f.tight + 6 * (size_t)k;
     const uint32_t *node_bins = g.f.bins + (size_t)k * 6 * g.f.num_bins;
-    kd_gb_split_choice c = kd_gb_choose_sah_warp(g.f, node, t, node_bins);
-    kd_gb_chain chain;
-    chain.count = 0;
-    const int sane = !g.insane[k];
-    while (kd_gb_chain_step(g.pp, &node, c, t, sane, &chain))
-        c = kd_gb_choose_sah_warp(g.f, node, t, node_bins);
-    if ((threadIdx.x & 31u) == 0) {
-        g.f.choice[k] = c;
-        g.chains[k] = chain;
-        if (chain.count)
-            g.nodes[k] = node;
-    }
+    const kd_gb_choose_sah &sah = g.f;
+    const kd_gb_split_choice c = g.chained(
+        k, &node, &chain, [&](const kd_gb_large_node &n) { return kd_gb_choose_sah_warp(sah, n, t, node_bins); });
+    if ((threadIdx.x & 31u) == 0)
+        g.store(k, c, chain, node);
 }
 
 kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_t num_nodes,
@@ -334,16 +328,18 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_ensure(b, KD_GB_POOL,
                                sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * (size_t)num_nodes),
                                1, err));
-        if (o->large_split == KD_LARGE_SPLIT_SAH) // the bins, then a sanity flag per node
+        const int sah = o->large_split == KD_LARGE_SPLIT_SAH; // the median split chains no cuts
+        if (sah) { // the bins, then a sanity flag per node; the chains
             KD_GB_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * (size_t)num_nodes * (6 * num_bins + 1), 0, err));
-        KD_GB_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 1, err));
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 0, err));
+        }
 
         kd_gb_refs level = kd_gb_ref_set(b, refs_cur);
         kd_gb_refs split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
         kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_cur); // chain ends written by the choice
         float *tight = kd_gb_ptr<float>(b, KD_GB_TIGHT);
         kd_gb_split_choice *choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
-        kd_gb_chain *chains = kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS);
+        kd_gb_chain *chains = sah ? kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS) : NULL;
         uint8_t *sides = kd_gb_ptr<uint8_t>(b, KD_GB_SIDES);
         kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
 
@@ -360,7 +356,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         uint32_t *bk_states = NULL;
         size_t bk_state_bytes = 0;
         KD_GB_TRY(bookkeep_states(b, num_nodes, &bk_states, &bk_state_bytes, err));
-        if (o->large_split == KD_LARGE_SPLIT_SAH) {
+        if (sah) {
             uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
             uint32_t *insane = bins + (size_t)num_nodes * 6 * num_bins;
             KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * (6 * num_bins + 1), bk_states, bk_state_bytes, err));
@@ -395,7 +391,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         bookkeep bk;
         bk.nodes = nodes;
         bk.choice = choice;
-        bk.chains = o->large_split == KD_LARGE_SPLIT_SAH ? chains : NULL; // median: a level per empty cut
+        bk.chains = chains; // NULL (the median split): a level per empty cut
         bk.left_counts = left_counts;
         bk.right_counts = right_counts;
         bk.pp = pp;

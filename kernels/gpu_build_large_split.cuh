@@ -448,20 +448,40 @@ struct kd_gb_choose_chain {
     const uint32_t *insane;
     kd_gb_plan_params pp;
 
-    __host__ __device__ void operator()(uint32_t k) const
+    // Node k's choice after its chain, `choose` giving a node's choice
+    // from k's references (serially on the host, by a warp on the device);
+    // *node becomes the chain's end.
+    template <typename Choose>
+    __host__ __device__ kd_gb_split_choice chained(uint32_t k, kd_gb_large_node *node, kd_gb_chain *chain,
+                                                   Choose choose) const
     {
-        kd_gb_large_node node = nodes[k];
         const float *t = f.tight + 6 * (size_t)k;
-        const uint32_t *node_bins = f.bins + (size_t)k * 6 * f.num_bins;
-        kd_gb_split_choice c = f.choose(node, t, node_bins);
-        kd_gb_chain chain;
-        chain.count = 0;
-        while (kd_gb_chain_step(pp, &node, c, t, !insane[k], &chain))
-            c = f.choose(node, t, node_bins);
+        kd_gb_split_choice c = choose(*node);
+        chain->count = 0;
+        while (kd_gb_chain_step(pp, node, c, t, !insane[k], chain))
+            c = choose(*node);
+        return c;
+    }
+
+    __host__ __device__ void store(uint32_t k, kd_gb_split_choice c, const kd_gb_chain &chain,
+                                   const kd_gb_large_node &node) const
+    {
         f.choice[k] = c;
         chains[k] = chain;
         if (chain.count)
             nodes[k] = node;
+    }
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        kd_gb_large_node node = nodes[k];
+        kd_gb_chain chain;
+        const float *t = f.tight + 6 * (size_t)k;
+        const uint32_t *node_bins = f.bins + (size_t)k * 6 * f.num_bins;
+        const kd_gb_choose_sah &sah = f;
+        const kd_gb_split_choice c =
+            chained(k, &node, &chain, [&](const kd_gb_large_node &n) { return sah.choose(n, t, node_bins); });
+        store(k, c, chain, node);
     }
 };
 

@@ -77,8 +77,9 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
      * builder's sweep does. Zhou et al.'s 0.25 made fewer cuts high in the
      * tree, which left depth below the cap for finer, larger trees: lower
      * SAH cost on the scanned meshes (the dragon 0.83 of the CPU tree's)
-     * at up to 2.3 times the CPU tree's nodes, and the build time they
-     * cost (docs/performance.md, "Empty cuts in the large stage"). */
+     * at up to 2.2 times the CPU tree's nodes, and the build time they
+     * cost (docs/performance.md, "Empty cuts as the CPU builder makes
+     * them, chained in the large levels"). */
     opts->empty_space_ratio = -1.0f;
     opts->max_refs_per_triangle = 10.0f; /* measured: 8 left crytek sponza 10.5% above the CPU cost */
     /* The in-build reductions are small segmented ones, where a launch's

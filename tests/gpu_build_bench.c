@@ -5,7 +5,7 @@
  * in-build reduction profile over every rung of the ladder.
  *
  *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
- *                   [--min-empty-fraction F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ *                   [--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
  */
 #include <stdio.h>
 #include <stdlib.h>
