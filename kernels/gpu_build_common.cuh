@@ -126,6 +126,19 @@ static __host__ __device__ __forceinline__ kd_gb_pool_node kd_gb_pool_record(
 // depth cap's 64 levels and the root's.
 enum { KD_GB_MAX_WAVES = KD_TREE_DEPTH_LIMIT + 1 };
 
+// A small-stage wave: its task slots, the node pass's runs taken past each
+// warp's first, the straddlers it queued for its clip pass, and its member
+// entries (which the emulation's member pass walks). Wave w's clip pass
+// sets wave w + 1's, in the other of two, which nothing reads meanwhile:
+// no block need wait for the others (a ticket of every block's cost about
+// 1.3 us a wave on an H100).
+struct kd_gb_wave_state {
+    uint32_t begin, end;
+    uint32_t next;
+    uint32_t clips;
+    uint32_t member_begin, member_end;
+};
+
 // Scalars the device writes and the host reads back (one copy per level).
 struct kd_gb_scalars {
     float scene_box[6];
@@ -139,16 +152,11 @@ struct kd_gb_scalars {
     uint32_t next_large_max;   // references of the next level's largest node (reset by the scatter)
     uint32_t task_count;       // small stage: tasks so far (roots first); with arena_count one
     uint32_t arena_count;      // 64-bit word, 8-byte aligned: member bounds allocated
-    uint32_t wave_begin;       // small stage: the current wave of tasks
-    uint32_t wave_end;
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
-    uint32_t member_begin;     // small stage: the current wave's member bounds
-    uint32_t member_end;
-    uint32_t clip_count;       // small stage: straddlers queued for clipping
-    uint32_t wave_next;        // small stage: the node pass's first task no warp has taken
-    uint32_t clip_blocks_done; // small stage: clip-pass blocks done (the last one starts the next wave)
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
+    kd_gb_wave_state wave[2];  // small stage: wave w's in wave[w % 2], the next one's set by w's clip pass
+    uint32_t clip_count;       // large level: straddlers queued for clipping
     uint32_t total_leaf_refs;  // output: references in all leaves
     uint32_t total_nodes;      // output: nodes of the tree (the pool less any dead slots)
     uint32_t bad_index;        // preprocess: a vertex index was out of range
@@ -173,6 +181,7 @@ struct kd_gb_scalars {
     uint32_t med_big_live;     // block-queue tasks made and not yet finished
     uint32_t med_big_done;     // block-queue tasks a block took
     uint32_t med_blocks_started; // blocks of the launch started (the first half serve the block queue)
+    uint32_t place_fault;      // output: a place past the output arrays (the pool is corrupt)
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
 };
 
@@ -224,9 +233,10 @@ enum kd_gb_buffer_id {
     KD_GB_SPLANS,
     KD_GB_LEAF_REFS,
     KD_GB_POOL,
-    KD_GB_O_SIZE,
-    KD_GB_O_REFS,
-    KD_GB_O_COUNTER,
+    KD_GB_O_SIZES,
+    KD_GB_O_BELOW,
+    KD_GB_O_ARRIVALS,
+    KD_GB_O_PLACES,
     KD_GB_NODES_OUT,
     KD_GB_LEAF_OUT,
     KD_GB_SCALARS,
@@ -473,6 +483,7 @@ struct kd_gb_build_state {
     uint32_t num_leaf_refs;       // large-stage leaf references
     uint32_t min_small_depth;     // at most the depth of the shallowest small root (the waves' bound)
     uint32_t small_pool_base;     // pool id of the small stage's first task after its roots
+    uint32_t small_members;       // the small stage's member entries (a bound on its leaves' references)
     uint32_t num_small_waves;     // the small stage's waves, and where each ended (task slots)
     uint32_t small_wave_ends[KD_GB_MAX_WAVES];
     kd_gpu_build_profile *profile;

@@ -26,8 +26,13 @@
 
 namespace {
 
-// Blocks of the medium kernel per SM it is built for (1: the registers it
-// wants, about 216; 2: 128, with spills).
+// Blocks of the medium kernel per SM it is built for, and its threads
+// (KD_GB_MED_THREADS, gpu_build_medium_node.cuh): 256 x 1 (164 registers,
+// 8 warps an SM). H100, side by side, two runs each: 128 x 3 (12 warps, no
+// spills, a block-queue node taken by 4 warps) lost 0.10-0.21 ms on the
+// bunny, sponza, crytek sponza and conference and won 0.17 on the dragon;
+// 256 x 2 (128 registers, spills, polygons in local memory) lost about as
+// much; 128 x 4 more.
 #ifndef KD_GB_MED_MIN_BLOCKS
 #define KD_GB_MED_MIN_BLOCKS 1
 #endif
@@ -264,15 +269,21 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             uint32_t blocks = 0;
             // The clips' polygons in shared memory where a block may have
             // them beside the kernel's own, else in the lanes' own memory.
+            // (as many blocks an SM as the kernel is built for).
             size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
-            int optin = 0;
+            int optin = 0, per_sm = 0;
             cudaFuncAttributes attr;
             if (st == KD_OK)
                 st = kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes");
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin),
                                 "shared memory per block");
-            if (st == KD_OK && (attr.sharedSizeBytes + smem > (size_t)optin || o->medium_local_polygons))
+            if (st == KD_OK)
+                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, &per_sm),
+                                "shared memory per SM");
+            const size_t block_smem = attr.sharedSizeBytes + smem + 1024; // 1 KB a block the driver keeps
+            if (st == KD_OK && (attr.sharedSizeBytes + smem > (size_t)optin ||
+                                KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm || o->medium_local_polygons))
                 smem = 0;
             void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
             if (st == KD_OK)

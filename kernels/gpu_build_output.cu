@@ -11,7 +11,10 @@
 //     atomic, so the second learns its sibling's sizes from the atomic's
 //     old value: no other memory passes between them, and no fence is
 //     needed. (Walking up from every leaf of the whole tree cost the dragon
-//     0.9 ms of 64-bit atomics on an H100.)
+//     0.9 ms of 64-bit atomics on an H100.) Whoever sums an interior node
+//     also keeps its below child's sizes at the node's own index, which is
+//     all the placement needs of them; and each slot's place word is zeroed
+//     by the thread that passes it here, so no launch of its own does.
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
 //     whole below subtree, and likewise for leaf references (the scan over
@@ -21,6 +24,10 @@
 //     small-stage wave instead, without waiting, was slower: the dragon's
 //     placement 1.06 -> 1.17 ms on an H100.)
 //  3. Each node writes itself (and a leaf its triangle indices) there.
+// The host waits once, after the placement: the output arrays are sized
+// from bounds (a node per pool slot, a leaf reference per member entry or
+// large-stage leaf reference), and the placement does nothing where the
+// sizes pass found the pool corrupt.
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
 
@@ -38,6 +45,11 @@ __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n
 // with one child's sizes in it.
 enum : unsigned long long { SIZE_ARRIVAL = 1ull << 62, SIZE_FIELD = (1ull << 31) - 1ull };
 
+// A subtree's sizes: nodes and leaf references, loaded and stored together.
+struct subtree_size {
+    uint32_t nodes, refs;
+};
+
 __host__ __device__ __forceinline__ unsigned long long saturate_size(unsigned long long x)
 {
     return x < SIZE_FIELD ? x : SIZE_FIELD;
@@ -54,9 +66,10 @@ struct size_walk {
     uint32_t num_nodes;
     uint32_t max_depth;
     uint32_t *broken;
-    uint32_t *size_nodes;
-    uint32_t *size_refs;
+    subtree_size *sizes;
+    subtree_size *below;          // per interior node: its below child's sizes
     unsigned long long *arrivals; // per node: what its first child added
+    unsigned long long *places;   // per node: zeroed here for the placement
 
     // Stops below pool id `stop` (a parent there is summed otherwise).
     __host__ __device__ void up(uint32_t x, unsigned long long nodes, unsigned long long refs,
@@ -80,10 +93,11 @@ struct size_walk {
 #endif
             if (old == 0)
                 return; // the sibling is not done; it will sum the parent
-            nodes = saturate_size(1 + nodes + ((old >> 31) & SIZE_FIELD));
-            refs = saturate_size(refs + (old & SIZE_FIELD));
-            size_nodes[p] = (uint32_t)nodes;
-            size_refs[p] = (uint32_t)refs;
+            const subtree_size sibling = {(uint32_t)((old >> 31) & SIZE_FIELD), (uint32_t)(old & SIZE_FIELD)};
+            below[p] = pool[p].a == x ? subtree_size{(uint32_t)nodes, (uint32_t)refs} : sibling;
+            nodes = saturate_size(1 + nodes + sibling.nodes);
+            refs = saturate_size(refs + sibling.refs);
+            sizes[p] = {(uint32_t)nodes, (uint32_t)refs};
             x = p;
         }
     }
@@ -102,11 +116,12 @@ struct size_walk {
                 *broken = 1;
                 return 0;
             }
-            *nodes = saturate_size(1ull + size_nodes[node.a] + size_nodes[node.b]);
-            *refs = saturate_size((unsigned long long)size_refs[node.a] + size_refs[node.b]);
+            const subtree_size a = sizes[node.a], b = sizes[node.b];
+            *nodes = saturate_size(1ull + a.nodes + b.nodes);
+            *refs = saturate_size((unsigned long long)a.refs + b.refs);
+            below[i] = a;
         }
-        size_nodes[i] = (uint32_t)*nodes;
-        size_refs[i] = (uint32_t)*refs;
+        sizes[i] = {(uint32_t)*nodes, (uint32_t)*refs};
         return 1;
     }
 
@@ -129,7 +144,11 @@ struct size_walk {
 struct upper_sizes {
     size_walk walk;
 
-    __host__ __device__ void operator()(uint32_t i) const { walk.start(i, 0, 0); }
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        walk.places[i] = 0;
+        walk.start(i, 0, 0);
+    }
 };
 
 // The small stage's nodes after its roots, a wave at a time from the last,
@@ -144,6 +163,7 @@ struct wave_sizes {
     __host__ __device__ void operator()(uint32_t k) const
     {
         const uint32_t i = first + k;
+        walk.places[i] = 0;
         const kd_gb_pool_node node = walk.pool[i];
         if (node.kind == KD_GB_POOL_DEAD)
             return;
@@ -170,7 +190,11 @@ struct wave_walk {
     uint32_t first;
     uint32_t lo, hi, stop;
 
-    __host__ __device__ void operator()(uint32_t k) const { walk.start(first + k, lo, hi, stop); }
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        walk.places[first + k] = 0;
+        walk.start(first + k, lo, hi, stop);
+    }
 };
 
 // The small roots that split, when wave 1 has a pass (or is walked up to
@@ -195,15 +219,13 @@ struct root_sizes {
 };
 
 struct total_refs {
-    const uint32_t *size_refs;
+    const subtree_size *sizes;
     kd_gb_scalars *scalars;
-
-    const uint32_t *size_nodes;
 
     __host__ __device__ void operator()(uint32_t) const
     {
-        scalars->total_leaf_refs = size_refs[0];
-        scalars->total_nodes = size_nodes[0];
+        scalars->total_leaf_refs = sizes[0].refs;
+        scalars->total_nodes = sizes[0].nodes;
     }
 };
 
@@ -218,17 +240,23 @@ struct total_refs {
 // order, so the parent a thread waits on is running or done, and the wait
 // ends (the sizes pass has checked that every leaf's ancestors, and the
 // parent of every node in a wave with a pass of its own, come before and
-// name their children); on the host the slots simply go in order.
+// name their children; where it found otherwise, nothing is placed); on the
+// host the slots simply go in order. A place past the output arrays (which
+// sound sizes never give) is not written and marks the pool corrupt (in a
+// flag of its own: the one read first must not change while threads wait),
+// and the children are still published, so that no wait is left.
 struct place_nodes {
     const kd_gb_pool_node *pool;
-    const uint32_t *size_nodes;
-    const uint32_t *size_refs;
+    const subtree_size *below;
     unsigned long long *placed;    // per node: its place, zero until published
     const uint32_t *leaf_refs;     // large-stage leaves
     const kd_gb_small_root *roots; // small-stage leaves name their root...
     const uint32_t *small_tris;    // ...whose references' triangles are here
     kd_node *nodes;
     uint32_t *leaf_out;
+    uint32_t node_capacity, leaf_capacity;
+    const uint32_t *broken; // by the sizes pass
+    uint32_t *fault;        // by this one
 
     __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
     {
@@ -242,19 +270,20 @@ struct place_nodes {
 
     __host__ __device__ void operator()(uint32_t i) const
     {
+        if (*broken)
+            return; // the sizes are not to be trusted: a wait might not end
         const kd_gb_pool_node node = pool[i];
         if (node.kind == KD_GB_POOL_DEAD)
             return; // no node names it
         // What the node needs besides its place, loaded before it waits for
         // that, so that the loads overlap the wait (ncu on the dragon's
         // placement: most of the stalls were on these loads after it).
-        uint32_t below_nodes = 0, below_refs = 0, first = 0;
-        if (node.kind < 3) {
-            below_nodes = size_nodes[node.a];
-            below_refs = size_refs[node.a];
-        } else if (node.kind != KD_GB_POOL_LEAF_LIST) {
+        subtree_size under = {0, 0};
+        uint32_t first = 0;
+        if (node.kind < 3)
+            under = below[i];
+        else if (node.kind != KD_GB_POOL_LEAF_LIST)
             first = roots[node.a].ref_start;
-        }
         uint32_t at = 0, ref = 0;
         if (node.parent != KD_GB_NONE) {
             unsigned long long word = 0;
@@ -271,11 +300,18 @@ struct place_nodes {
             // The below child right after this node, the above one after
             // the whole below subtree.
             publish(node.a, at + 1u, ref);
-            publish(node.b, at + 1u + below_nodes, ref + below_refs);
-            nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1u + below_nodes);
+            publish(node.b, at + 1u + under.nodes, ref + under.refs);
+            if (at < node_capacity)
+                nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1u + under.nodes);
+            else
+                *fault = 1;
             return;
         }
         uint32_t count = leaf_count(node);
+        if (at >= node_capacity || ref > leaf_capacity || count > leaf_capacity - ref) {
+            *fault = 1;
+            return;
+        }
         nodes[at] = kd_make_leaf(ref, count);
         if (node.kind == KD_GB_POOL_LEAF_LIST) {
             for (uint32_t j = 0; j < count; j++)
@@ -311,22 +347,31 @@ enum : uint32_t { KD_GB_WAVE_PASS_MIN = 1u << 16 };
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZE, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_REFS, 4 * (size_t)num_nodes, 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_COUNTER, 8 * (size_t)num_nodes, 0, err));
+    // Output bounds: a node per pool slot; a leaf reference per large-stage
+    // leaf reference or small-stage member entry (every small node has its
+    // own entries for its members, so its leaves hold no more).
+    const size_t max_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
+    if (max_leaf_refs > 0xffffffffu)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %zu leaf references: over 2^32", max_leaf_refs);
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * (size_t)num_nodes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * ((size_t)num_nodes + 1), 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (max_leaf_refs + 1), 0, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
     KD_GB_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
 
-    unsigned long long *arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_COUNTER);
+    unsigned long long *arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_ARRIVALS);
     kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 8 * (size_t)num_nodes, err));
     size_walk walk;
     walk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
-    walk.size_nodes = kd_gb_ptr<uint32_t>(b, KD_GB_O_SIZE);
-    walk.size_refs = kd_gb_ptr<uint32_t>(b, KD_GB_O_REFS);
+    walk.sizes = kd_gb_ptr<subtree_size>(b, KD_GB_O_SIZES);
+    walk.below = kd_gb_ptr<subtree_size>(b, KD_GB_O_BELOW);
     walk.arrivals = arrivals;
+    walk.places = kd_gb_ptr<unsigned long long>(b, KD_GB_O_PLACES);
     walk.num_nodes = num_nodes;
     walk.max_depth = (uint32_t)s->max_depth;
     walk.broken = &scalars->broken_pool;
@@ -348,6 +393,13 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     }
     auto wave_first = [&](uint32_t w) { return pool_id(w ? s->small_wave_ends[w - 1] : num_roots); };
     auto wave_end = [&](uint32_t w) { return pool_id(s->small_wave_ends[w < num_waves ? w : num_waves - 1]); };
+    // Only a walk's parents take arrivals: those before the first wave with
+    // a pass and from the first walked after them (the passes' own slots,
+    // most of a large tree, are left as they are).
+    const uint32_t passes_begin = tail > head ? wave_first(head) : num_nodes;
+    const uint32_t passes_end = tail > head ? wave_first(tail) : num_nodes;
+    KD_GB_TRY(kd_gb_zero2(b, reinterpret_cast<uint32_t *>(arrivals), 8 * (size_t)passes_begin,
+                          reinterpret_cast<uint32_t *>(arrivals + passes_end), 8 * (size_t)(num_nodes - passes_end), err));
     if (num_waves > tail) {
         wave_walk tw = {walk, wave_first(tail), 0, 0, wave_first(tail)};
         KD_GB_TRY(kd_gb_map(b, wave_end(num_waves - 1) - tw.first, tw, "subtree sizes (small waves, last)", err));
@@ -366,36 +418,36 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     upper_sizes us = {walk};
     KD_GB_TRY(kd_gb_map(b, upper_end, us, "subtree sizes", err));
 
-    total_refs total = {walk.size_refs, scalars, walk.size_nodes};
+    total_refs total = {walk.sizes, scalars};
     KD_GB_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
-    kd_gb_scalars counts;
-    KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
-    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
-    if (s->profile)
-        s->profile->num_host_syncs++;
-    if (counts.broken_pool)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
-    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
-                          "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
-                          (unsigned)KD_NODE_MAX_COUNT);
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (size_t)(counts.total_nodes + 1), 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (size_t)(counts.total_leaf_refs + 1), 0, err));
 
-    KD_GB_TRY(kd_gb_memset(b, arrivals, 0, 8 * (size_t)num_nodes, err)); // now the places
     place_nodes w;
     w.pool = walk.pool;
-    w.size_nodes = walk.size_nodes;
-    w.size_refs = walk.size_refs;
-    w.placed = arrivals;
+    w.below = walk.below;
+    w.placed = walk.places;
     w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
     w.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);
     w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
     w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+    w.node_capacity = num_nodes;
+    w.leaf_capacity = (uint32_t)max_leaf_refs;
+    w.broken = &scalars->broken_pool;
+    w.fault = &scalars->place_fault;
     KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_PLACE);
+    // The build's last wait (the driver's own then finds the stream idle,
+    // and counts it).
+    kd_gb_scalars counts;
+    KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
+    if (counts.broken_pool || counts.place_fault)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
+    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
+                          "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
+                          (unsigned)KD_NODE_MAX_COUNT);
 
     b->tree_nodes = counts.total_nodes;
     b->tree_leaf_refs = counts.total_leaf_refs;

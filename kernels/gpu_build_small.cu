@@ -134,9 +134,10 @@ struct init_arena {
 // up to half the warps idle on a wave of a few thousand large tasks: side
 // by side on the H100 the exact share was up to 2.5% faster). Blocks of
 // four warps, at least KD_GB_WAVE_MIN_BLOCKS per SM (registers capped to
-// fit), hide the latency of the global loads a node makes. Runs go to
-// warps as they come free (H200: every so many'th run to each warp
-// instead, with no shared counter, ran the dragon's node passes 8% slower).
+// fit), hide the latency of the global loads a node makes. Each warp's
+// first run is its own; the rest go to warps as they come free (H200: every
+// so many'th run to each warp instead, with no shared counter, ran the
+// dragon's node passes 8% slower).
 #ifndef KD_GB_RUN_MIN
 #define KD_GB_RUN_MIN 2u // measured on the H200 against 4 and 8: faster on the small scenes, within noise on the dragon
 #endif
@@ -158,7 +159,8 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
 {
     kd_wait_prior();
     const uint32_t lane = threadIdx.x & 31u;
-    const uint32_t begin = g.scalars->wave_begin, end = g.scalars->wave_end;
+    kd_gb_wave_state &ws = g.scalars->wave[g.wave & 1u];
+    const uint32_t begin = ws.begin, end = ws.end;
     if (begin == end)
         return; // the stage is done (the host launches as many waves as the depth cap allows)
     if (g.scalars->pool_overflow)
@@ -166,38 +168,47 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
     // the wave's share per warp where it is too small to give each that many.
-    uint32_t run = (end - begin + warps - 1) / warps;
+    // A warp's first run is the one its index names; later ones are
+    // counted past all those, and only where the wave has more runs than
+    // warps (a small wave's thousands of warps queueing on one counter cost
+    // about a microsecond and a half on an H100).
+    const uint32_t n = end - begin;
+    uint32_t run = (n + warps - 1) / warps;
     run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run > KD_GB_RUN_MAX ? KD_GB_RUN_MAX : run;
-    for (;;) {
-        uint32_t first = 0;
-        if (lane == 0)
-            first = atomicAdd(&g.scalars->wave_next, run);
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (first >= end)
-            break;
+    const uint32_t num_runs = (n + run - 1) / run;
+    for (uint32_t r = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < num_runs;) {
+        const uint32_t first = begin + r * run;
         process_run(g, first, first + run < end ? first + run : end, lane);
+        if (num_runs <= warps)
+            break;
+        if (lane == 0)
+            r = warps + atomicAdd(&ws.next, 1u);
+        r = __shfl_sync(0xffffffffu, r, 0);
     }
 }
 
 enum { CLIP_THREADS = 128 };
 
-// Between waves: the next wave is every task appended by this one, and its
-// members the entries reserved by it. A count past its array's end voids
-// the run (the host grows the arrays); commit_split has then already said
-// so, and this is a guard.
-KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t task_capacity, uint32_t arena_capacity)
+// After wave w: the next wave is every task appended by this one, and its
+// members the entries reserved by it; it is set in the other wave state,
+// which nothing reads meanwhile. A count past its array's end voids the run
+// (the host grows the arrays); commit_split has then already said so, and
+// this is a guard.
+KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t w, uint32_t task_capacity, uint32_t arena_capacity)
 {
     if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
         scalars->pool_overflow = 1;
-    if (scalars->wave_count < KD_GB_MAX_WAVES)
-        scalars->wave_ends[scalars->wave_count] = scalars->wave_end;
-    scalars->wave_count++; // past the array: the host finds the waves too many
-    scalars->wave_begin = scalars->wave_end;
-    scalars->wave_end = scalars->task_count;
-    scalars->member_begin = scalars->member_end;
-    scalars->member_end = scalars->arena_count;
-    scalars->clip_count = 0;
-    scalars->wave_next = scalars->wave_begin;
+    const kd_gb_wave_state &done = scalars->wave[w & 1u];
+    if (w < KD_GB_MAX_WAVES)
+        scalars->wave_ends[w] = done.end;
+    scalars->wave_count = w + 1; // past the array: the host finds the waves too many
+    kd_gb_wave_state &next = scalars->wave[(w + 1u) & 1u];
+    next.begin = done.end;
+    next.end = scalars->task_count;
+    next.next = 0; // runs taken past each warp's first
+    next.clips = 0;
+    next.member_begin = done.member_end;
+    next.member_end = scalars->arena_count;
 }
 
 // A clip job by a team of lanes (gpu_build_clip_team.cuh): the same bounds
@@ -221,10 +232,8 @@ __device__ void run_clip_job_team(const small_args &g, const clip_job &job, cons
 // side (three runs of 10 builds): every scene about 1% faster, the tail's
 // clip passes 6-7 us; with up to 2 or 4 clips per team no better, and
 // teams in the medium stage's last clips of a node 1-5% slower.
-// The last block to finish then moves the stage on to the next wave (a
-// kernel of its own for that cost a launch per wave, an empty wave's in
-// full): every block has read the queue's count before it counts itself
-// done, so zeroing it is safe.
+// Its first thread then sets the next wave up (a kernel of its own for that
+// cost a launch per wave, an empty wave's in full).
 #ifndef KD_GB_CLIP_MIN_BLOCKS
 #define KD_GB_CLIP_MIN_BLOCKS 4 // caps registers at 128 (98 used); polygons in local memory, 256 threads: 4 blocks spilled, 20% slower
 #endif
@@ -235,7 +244,7 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
 {
     extern __shared__ double clip_polygons[];
     kd_wait_prior();
-    const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->clip_count;
+    const uint32_t count = g.scalars->pool_overflow ? 0u : g.scalars->wave[g.wave & 1u].clips;
     const uint32_t teams = gridDim.x * (blockDim.x / KD_GB_CLIP_TEAM);
     if (count <= KD_GB_CLIP_TEAM_ROUNDS * teams) {
         const kd_gb_clip_team team = kd_gb_clip_team_of(clip_polygons, CLIP_THREADS);
@@ -246,11 +255,9 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
         for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
             run_clip_job(g, g.clip_jobs[q], poly);
     }
-    __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd(&g.scalars->clip_blocks_done, 1u) == gridDim.x - 1u) {
-        g.scalars->clip_blocks_done = 0;
-        next_wave(g.scalars, g.task_capacity, g.arena_capacity);
-    }
+    // The pass appends no task or entry, so the counts are final here.
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        next_wave(g.scalars, g.wave, g.task_capacity, g.arena_capacity);
 }
 
 } // namespace
@@ -343,58 +350,59 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_SETUP);
         kd_gb_scalars *scalars = g.scalars;
+        // The stage's counters, and wave 0: the roots and their members.
+        kd_gb_scalars start;
+        memset(&start, 0, sizeof start);
+        start.task_count = g.num_roots;
+        start.arena_count = s->num_small_refs;
+        start.wave[0].end = g.num_roots;
+        start.wave[0].member_end = s->num_small_refs;
+        const size_t counters_at = offsetof(kd_gb_scalars, task_count);
+        const size_t counters_bytes = offsetof(kd_gb_scalars, wave) + sizeof start.wave - counters_at;
         if (b->host) {
-            scalars->task_count = g.num_roots;
-            scalars->wave_begin = 0;
-            scalars->wave_end = g.num_roots;
-            scalars->pool_overflow = 0;
-            scalars->arena_count = s->num_small_refs;
-            scalars->member_begin = 0;
-            scalars->member_end = s->num_small_refs;
-            scalars->clip_count = 0;
-            scalars->wave_next = 0;
-            scalars->wave_count = 0;
+            memcpy((char *)scalars + counters_at, (const char *)&start + counters_at, counters_bytes);
             kd_gb_poly_local poly;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
                 return kd_gb_fail(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
-            while (scalars->wave_begin < scalars->wave_end && !scalars->pool_overflow) {
-                for (uint32_t i = scalars->wave_begin; i < scalars->wave_end; i++)
+            for (g.wave = 0; !scalars->pool_overflow; g.wave++) {
+                kd_gb_wave_state &wave = scalars->wave[g.wave & 1u];
+                if (wave.begin == wave.end)
+                    break;
+                for (uint32_t i = wave.begin; i < wave.end; i++)
                     process_task(g, ws, i);
                 // The member pass: each member copied to the children that
                 // go on, a straddler's clip job queued (and counted past the
                 // array, for the rerun's size).
-                for (uint32_t j = scalars->member_begin; j < scalars->member_end && !scalars->pool_overflow; j++) {
+                for (uint32_t j = wave.member_begin; j < wave.member_end && !scalars->pool_overflow; j++) {
                     member_route r;
                     const member_plan *plan = route_member(g, j, &r);
                     if (!plan || !copy_routed(g, *plan, r, j))
                         continue;
-                    if (scalars->clip_count < g.clip_capacity)
-                        g.clip_jobs[scalars->clip_count] = make_clip_job(*r.owner, *plan, r, j);
-                    scalars->clip_count++;
+                    if (wave.clips < g.clip_capacity)
+                        g.clip_jobs[wave.clips] = make_clip_job(*r.owner, *plan, r, j);
+                    wave.clips++;
                 }
-                if (scalars->clip_count > g.clip_capacity) {
-                    scalars->clip_short = scalars->clip_count;
+                if (wave.clips > g.clip_capacity) {
+                    scalars->clip_short = wave.clips;
                     scalars->pool_overflow = 1;
                 }
-                for (uint32_t q = 0; q < scalars->clip_count && !scalars->pool_overflow; q++)
+                for (uint32_t q = 0; q < wave.clips && !scalars->pool_overflow; q++)
                     run_clip_job(g, g.clip_jobs[q], poly);
-                next_wave(scalars, g.task_capacity, g.arena_capacity);
+                next_wave(scalars, g.wave, g.task_capacity, g.arena_capacity);
             }
             free(ws);
         } else {
-            // task_count, arena_count, wave_begin, wave_end, pool_overflow, member_begin,
-            // member_end, clip_count, wave_next, clip_blocks_done, wave_count, clip_short
-            uint32_t init_counts[12] = {g.num_roots, s->num_small_refs, 0, g.num_roots, 0, 0, s->num_small_refs, 0, 0, 0, 0, 0};
+            // Copied from the host's stack: a pageable copy is staged before the call returns.
             KD_GB_TRY(kd_gb_cuda(err,
-                                 cudaMemcpyAsync(&scalars->task_count, init_counts, sizeof init_counts,
-                                                 cudaMemcpyHostToDevice, b->stream),
+                                 cudaMemcpyAsync((char *)scalars + counters_at, (const char *)&start + counters_at,
+                                                 counters_bytes, cudaMemcpyHostToDevice, b->stream),
                                  "resetting the small stage"));
             uint32_t blocks = 0, clip_blocks = 0;
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
             const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
             KD_GB_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
-            for (uint32_t w = 0; w < waves; w++) {
+            for (g.wave = 0; g.wave < waves; g.wave++) {
                 KD_GB_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
                                      "small-node wave"));
                 kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NODES);
@@ -409,7 +417,8 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         if (s->profile)
             s->profile->num_host_syncs++;
         if (!counts.pool_overflow) {
-            if (counts.wave_begin != counts.wave_end)
+            const kd_gb_wave_state &left = counts.wave[counts.wave_count & 1u];
+            if (left.begin != left.end)
                 return kd_gb_fail(err, KD_ERR_INVALID,
                                   "GPU build: small-node tasks left after the last wave");
             if (counts.wave_count > KD_GB_MAX_WAVES)
@@ -417,6 +426,7 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                   counts.wave_count, (unsigned)KD_GB_MAX_WAVES);
             s->pool_count = g.pool_base + (counts.task_count - g.num_roots);
             s->small_pool_base = g.pool_base;
+            s->small_members = counts.arena_count;
             s->num_small_waves = counts.wave_count;
             memcpy(s->small_wave_ends, counts.wave_ends, sizeof counts.wave_ends);
             keep_headroom(b, &g, &counts);

@@ -83,6 +83,7 @@ struct small_args {
     kd_gb_pool_node *pool;
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;
+    uint32_t wave;                // the wave this pass is of (its state in scalars->wave[wave % 2])
     kd_gb_sah sah;
     int max_depth;
     uint32_t max_leaf_prims;

@@ -253,7 +253,7 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
         // The straddlers' clip jobs, appended with one atomic per warp; a
         // wave with more than fit voids the run (the host grows the array
         // to at least the count it was short of).
-        const uint32_t slot = kd_gb_warp_slot(&g.scalars->clip_count, straddles);
+        const uint32_t slot = kd_gb_warp_slot(&g.scalars->wave[g.wave & 1u].clips, straddles);
         if (!straddles)
             continue;
         if (slot >= g.clip_capacity) {
