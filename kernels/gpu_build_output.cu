@@ -71,19 +71,28 @@ struct size_walk {
     unsigned long long *arrivals; // per node: what its first child added
     unsigned long long *places;   // per node: zeroed here for the placement
 
-    // Stops below pool id `stop` (a parent there is summed otherwise).
+    // Stops below pool id `stop` (a parent there is summed otherwise). Each
+    // step loads the next parent's record before its atomic on this one,
+    // so that a level costs one wait, not two (the upper nodes' walk is a
+    // chain as long as the upper tree is deep).
     __host__ __device__ void up(uint32_t x, unsigned long long nodes, unsigned long long refs,
                                 uint32_t stop = 0) const
     {
-        for (uint32_t steps = 0; pool[x].parent != KD_GB_NONE; steps++) {
-            uint32_t p = pool[x].parent;
-            if (steps > max_depth || p >= num_nodes || p >= x || pool[p].kind >= 3 ||
-                (pool[p].a != x && pool[p].b != x)) {
+        uint32_t p = pool[x].parent;
+        kd_gb_pool_node rp = {};
+        if (p < num_nodes)
+            rp = pool[p];
+        for (uint32_t steps = 0; p != KD_GB_NONE; steps++) {
+            if (steps > max_depth || p >= num_nodes || p >= x || rp.kind >= 3 || (rp.a != x && rp.b != x)) {
                 *broken = 1;
                 return;
             }
             if (p < stop)
                 return;
+            const uint32_t g = rp.parent;
+            kd_gb_pool_node rg = {};
+            if (g < num_nodes)
+                rg = pool[g];
             const unsigned long long mine = SIZE_ARRIVAL | nodes << 31 | refs;
 #if defined(__CUDA_ARCH__)
             const unsigned long long old = atomicAdd(&arrivals[p], mine);
@@ -94,11 +103,13 @@ struct size_walk {
             if (old == 0)
                 return; // the sibling is not done; it will sum the parent
             const subtree_size sibling = {(uint32_t)((old >> 31) & SIZE_FIELD), (uint32_t)(old & SIZE_FIELD)};
-            below[p] = pool[p].a == x ? subtree_size{(uint32_t)nodes, (uint32_t)refs} : sibling;
+            below[p] = rp.a == x ? subtree_size{(uint32_t)nodes, (uint32_t)refs} : sibling;
             nodes = saturate_size(1 + nodes + sibling.nodes);
             refs = saturate_size(refs + sibling.refs);
             sizes[p] = {(uint32_t)nodes, (uint32_t)refs};
             x = p;
+            p = g;
+            rp = rg;
         }
     }
 
