@@ -29,10 +29,10 @@ namespace {
 // Blocks of the medium kernel per SM it is built for, and its threads
 // (KD_GB_MED_THREADS, gpu_build_medium_node.cuh): 256 x 1 (164 registers,
 // 8 warps an SM). H100, side by side, two runs each: 128 x 3 (12 warps, no
-// spills, a block-queue node taken by 4 warps) lost 0.10-0.21 ms on the
-// bunny, sponza, crytek sponza and conference and won 0.17 on the dragon;
+// spills, a block-queue node taken by 4 warps) lost 0.17-0.25 ms on the
+// bunny, sponza, crytek sponza and conference and won 0.16 on the dragon;
 // 256 x 2 (128 registers, spills, polygons in local memory) lost about as
-// much; 128 x 4 more.
+// much; 128 x 4 more; 320 x 1 won only on the dragon.
 #ifndef KD_GB_MED_MIN_BLOCKS
 #define KD_GB_MED_MIN_BLOCKS 1
 #endif
