@@ -148,6 +148,7 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_small_roots;
     uint32_t num_host_syncs;            /* host waits on the device during the build */
     uint32_t num_small_retries;         /* small stage re-runs after growing the node pool */
+    uint32_t num_output_retries;        /* placements again after growing the leaf references' array */
     uint32_t num_nodes;
     uint32_t num_leaf_refs;
     uint64_t max_large_refs;            /* most references in one large level */

@@ -483,7 +483,7 @@ struct kd_gb_build_state {
     uint32_t num_leaf_refs;       // large-stage leaf references
     uint32_t min_small_depth;     // at most the depth of the shallowest small root (the waves' bound)
     uint32_t small_pool_base;     // pool id of the small stage's first task after its roots
-    uint32_t small_members;       // the small stage's member entries (a bound on its leaves' references)
+    uint32_t small_members;       // the small stage's member entries (the output's estimate of its leaves' references)
     uint32_t num_small_waves;     // the small stage's waves, and where each ended (task slots)
     uint32_t small_wave_ends[KD_GB_MAX_WAVES];
     kd_gpu_build_profile *profile;

@@ -268,8 +268,8 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                             "resetting the medium stage");
             uint32_t blocks = 0;
             // The clips' polygons in shared memory where a block may have
-            // them beside the kernel's own, else in the lanes' own memory.
-            // (as many blocks an SM as the kernel is built for).
+            // them beside the kernel's own (and as many blocks an SM as the
+            // kernel is built for fit), else in the lanes' own memory.
             size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
             int optin = 0, per_sm = 0;
             cudaFuncAttributes attr;
@@ -281,10 +281,12 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, &per_sm),
                                 "shared memory per SM");
-            const size_t block_smem = attr.sharedSizeBytes + smem + 1024; // 1 KB a block the driver keeps
-            if (st == KD_OK && (attr.sharedSizeBytes + smem > (size_t)optin ||
-                                KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm || o->medium_local_polygons))
-                smem = 0;
+            if (st == KD_OK) {
+                const size_t block_smem = attr.sharedSizeBytes + smem + 1024; // 1 KB a block the driver keeps
+                if (attr.sharedSizeBytes + smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm ||
+                    o->medium_local_polygons)
+                    smem = 0;
+            }
             void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
             if (st == KD_OK)
                 st = kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem);

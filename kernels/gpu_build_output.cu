@@ -24,10 +24,16 @@
 //     small-stage wave instead, without waiting, was slower: the dragon's
 //     placement 1.06 -> 1.17 ms on an H100.)
 //  3. Each node writes itself (and a leaf its triangle indices) there.
-// The host waits once, after the placement: the output arrays are sized
-// from bounds (a node per pool slot, a leaf reference per member entry or
-// large-stage leaf reference), and the placement does nothing where the
-// sizes pass found the pool corrupt.
+// The host waits once, after the placement (the placement does nothing
+// where the sizes pass found the pool corrupt): the node array is sized
+// from a bound (a node per pool slot), the leaf references from an estimate
+// that nearly always holds (a large-stage leaf reference or small-stage
+// member entry each: a small node that goes on has its own entries, but the
+// children a split makes leaves at once take none, and with straddlers can
+// hold more than their parent's). Where the leaves want more, the placement
+// has written nothing past the array and says so; the host grows the array
+// to the total, which the sizes pass has left, and places the tree again
+// (the array keeps its size for the builds after).
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
 
@@ -271,6 +277,10 @@ struct place_nodes {
 
     __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
     {
+        // A place past the array (a corrupt pool) goes on as the array's
+        // end, where the child faults: never as a zero word it would wait
+        // on for ever.
+        at = at < node_capacity ? at : node_capacity;
         const unsigned long long word = (unsigned long long)(at + 1u) << 32 | ref;
 #if defined(__CUDA_ARCH__)
         kd_store_relaxed_u64(reinterpret_cast<uint64_t *>(&placed[i]), word);
@@ -358,18 +368,17 @@ enum : uint32_t { KD_GB_WAVE_PASS_MIN = 1u << 16 };
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
-    // Output bounds: a node per pool slot; a leaf reference per large-stage
-    // leaf reference or small-stage member entry (every small node has its
-    // own entries for its members, so its leaves hold no more).
-    const size_t max_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
-    if (max_leaf_refs > 0xffffffffu)
-        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %zu leaf references: over 2^32", max_leaf_refs);
+    // A node per pool slot; leaf references as estimated (see the top of
+    // this file), or as many as an earlier build's array holds.
+    size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
+    if (est_leaf_refs > KD_NODE_MAX_COUNT)
+        est_leaf_refs = KD_NODE_MAX_COUNT;
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * (size_t)num_nodes, 0, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * ((size_t)num_nodes + 1), 0, err));
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (max_leaf_refs + 1), 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_GB_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
@@ -443,7 +452,8 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
     w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
     w.node_capacity = num_nodes;
-    w.leaf_capacity = (uint32_t)max_leaf_refs;
+    const size_t leaf_room = b->buf[KD_GB_LEAF_OUT].bytes / 4 - 1;
+    w.leaf_capacity = leaf_room < KD_NODE_MAX_COUNT ? (uint32_t)leaf_room : (uint32_t)KD_NODE_MAX_COUNT;
     w.broken = &scalars->broken_pool;
     w.fault = &scalars->place_fault;
     KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
@@ -453,12 +463,28 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     kd_gb_scalars counts;
     KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
-    if (counts.broken_pool || counts.place_fault)
+    if (counts.broken_pool)
         return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
     if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
         return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
                           "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
                           (unsigned)KD_NODE_MAX_COUNT);
+    if (counts.place_fault && counts.total_leaf_refs > w.leaf_capacity) {
+        // The leaves want more than the estimate: again, with room for all.
+        KD_GB_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * ((size_t)counts.total_leaf_refs + 1), 0, err));
+        w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+        w.leaf_capacity = counts.total_leaf_refs;
+        KD_GB_TRY(kd_gb_memset(b, w.placed, 0, 8 * (size_t)num_nodes, err));
+        KD_GB_TRY(kd_gb_memset(b, &scalars->place_fault, 0, sizeof scalars->place_fault, err));
+        KD_GB_TRY(kd_gb_map(b, num_nodes, w, "writing the tree again", err));
+        KD_GB_TRY(kd_gb_read_scalars(b, &counts, err));
+        if (s->profile) {
+            s->profile->num_host_syncs++;
+            s->profile->num_output_retries++;
+        }
+    }
+    if (counts.place_fault)
+        return kd_gb_fail(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
 
     b->tree_nodes = counts.total_nodes;
     b->tree_leaf_refs = counts.total_leaf_refs;

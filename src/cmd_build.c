@@ -329,6 +329,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_int(json, "num_medium_cuts", p->num_medium_cuts);
     kd_json_kv_int(json, "num_medium_block_nodes", p->num_medium_block_nodes);
     kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
+    kd_json_kv_int(json, "num_output_retries", p->num_output_retries);
     kd_json_kv_int(json, "max_large_refs", (int64_t)p->max_large_refs);
     kd_json_kv_int(json, "device_bytes", (int64_t)p->device_bytes);
     kd_json_end_object(json);

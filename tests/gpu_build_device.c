@@ -63,6 +63,26 @@ static void check_small_regrowth(const char *label, const kd_mesh *mesh, const k
     kd_tree_free(&grown);
 }
 
+/* The soup under a low depth cap: leaves past the output's estimate of
+ * their references (see gpu_build_output.cu), placed again with room for
+ * them all, the same tree as the emulation's. */
+static void test_output_regrowth(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 3000, 1);
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.params.max_depth = 7;
+    check_against_emulation("soup 3000, depth cap 7", &mesh, &o, quick ? 200 : 1000, true);
+    kd_gpu_build_profile prof;
+    kd_tree t;
+    kd_error err;
+    CHECK(kd_build_gpu(&mesh, &o, &t, &prof, &err) == KD_OK);
+    CHECK_MSG(prof.num_output_retries == 1, "depth cap 7: %u output retries", prof.num_output_retries);
+    kd_tree_free(&t);
+    kd_mesh_free(&mesh);
+}
+
 /* Whether blocks took nodes together (want: at least one; else none). */
 static void check_block_nodes(const char *label, const kd_mesh *mesh, const kd_gpu_build_options *opts, bool want)
 {
@@ -477,6 +497,7 @@ int main(int argc, char **argv)
     }
     test_synthetic();
     gb_check_non_finite(kd_build_gpu, "device");
+    test_output_regrowth();
     test_memory();
     test_profile();
     test_render();

@@ -101,6 +101,24 @@ static void test_limits(void)
     gb_check_tree("budget 2", &mesh, &t, 400);
     kd_tree_free(&t);
 
+    /* A low depth cap on the soup: the children a small-stage split makes
+     * leaves at once (at the cap) take no member entries and, with
+     * straddlers, hold more references than their parent's entries, so the
+     * output's estimate falls short and it places the tree again. */
+    {
+        kd_mesh soup;
+        gb_make_scene(&soup, GB_SCENE_SOUP, 3000, 1);
+        gb_options(&o, KD_LARGE_SPLIT_SAH);
+        o.params.max_depth = 7;
+        kd_gpu_build_profile prof;
+        CHECK(kd_build_gpu_emulated(&soup, &o, &t, &prof, &err) == KD_OK);
+        CHECK_MSG(prof.num_output_retries == 1, "depth cap 7: %u output retries", prof.num_output_retries);
+        gb_check_tree("depth cap 7, leaves past the estimate", &soup, &t, 400);
+        kd_tree_free(&t);
+        check_scene("depth cap 7 (twice)", &soup, &o, 200);
+        kd_mesh_free(&soup);
+    }
+
     /* Bad options are refused. */
     gb_options(&o, KD_LARGE_SPLIT_SAH);
     o.small_node_threshold = 65;
