@@ -32,6 +32,11 @@ struct scatter {
     uint32_t *clip_queue;         // straddlers left to clip (large levels)
     uint32_t *clip_count;
     uint32_t *next_large_max;
+    // The next level's bins and look-back words, zeroed here (the device's
+    // binned SAH): [0, zero_words) of zero_bins, then [0, zero_state_words)
+    // of zero_states. Nothing reads this level's once the scatter runs.
+    uint32_t *zero_bins, *zero_states;
+    uint32_t zero_words, zero_state_words;
 
     // Input i of the level, to its leaf's list if its node became a leaf.
     __host__ __device__ void copy_leaf(uint32_t i) const
@@ -123,6 +128,13 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
     // this kernel; the next level's bookkeeping takes its maximum afresh.
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *f.next_large_max = 0;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < f.zero_words + f.zero_state_words;
+         i += gridDim.x * blockDim.x) {
+        if (i < f.zero_words)
+            f.zero_bins[i] = 0;
+        else
+            f.zero_states[i - f.zero_words] = 0;
+    }
     if (num_out > f.max_out)
         return; // the host reports it
     const uint32_t n = num_out + num_in;
@@ -297,6 +309,12 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                         KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
 
     const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
+    // What the last level's scatter zeroed for the next one (the arrays,
+    // and the nodes they then had room for).
+    struct {
+        const uint32_t *bins, *states;
+        uint32_t nodes;
+    } zeroed = {NULL, NULL, 0};
 
     for (uint32_t depth = 0; num_nodes > 0; depth++) {
         // Room for the level: a split at most doubles the references.
@@ -329,8 +347,12 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
                                sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * (size_t)num_nodes),
                                1, err));
         const int sah = o->large_split == KD_LARGE_SPLIT_SAH; // the median split chains no cuts
-        if (sah) { // the bins, then a sanity flag per node; the chains
-            KD_GB_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * (size_t)num_nodes * (6 * num_bins + 1), 0, err));
+        // The bins, then a sanity flag per node; the chains. Room for the
+        // next level's too (at most two nodes for each of this level's),
+        // which this level's scatter zeroes on the device.
+        const size_t node_words = 6 * (size_t)num_bins + 1;
+        if (sah) {
+            KD_GB_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * 2 * (size_t)num_nodes * node_words, 0, err));
             KD_GB_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 0, err));
         }
 
@@ -355,11 +377,14 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         // are zeroed together.
         uint32_t *bk_states = NULL;
         size_t bk_state_bytes = 0;
-        KD_GB_TRY(bookkeep_states(b, num_nodes, &bk_states, &bk_state_bytes, err));
+        KD_GB_TRY(bookkeep_states(b, num_nodes, 2 * num_nodes, &bk_states, &bk_state_bytes, err));
+        uint32_t *bins = sah ? kd_gb_ptr<uint32_t>(b, KD_GB_BINS) : NULL;
         if (sah) {
-            uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
             uint32_t *insane = bins + (size_t)num_nodes * 6 * num_bins;
-            KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * (6 * num_bins + 1), bk_states, bk_state_bytes, err));
+            // Zeroed by the level before's scatter where the arrays are
+            // the ones it zeroed (and held as much as this level needs).
+            if (!(zeroed.bins == bins && zeroed.states == bk_states && zeroed.nodes >= num_nodes))
+                KD_GB_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * node_words, bk_states, bk_state_bytes, err));
             kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0, insane};
             KD_GB_TRY(run_binning(b, bin, num_refs, err));
             kd_gb_choose_chain choose;
@@ -425,6 +450,21 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
         sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
         sc.next_large_max = &scalars->next_large_max;
+        sc.zero_bins = bins;
+        sc.zero_states = bk_states;
+        sc.zero_words = 0;
+        sc.zero_state_words = 0;
+        zeroed.bins = zeroed.states = NULL;
+        if (sah && !b->host) {
+            // The bound's words (a level has at most twice this one's
+            // nodes): the next level's count is not known here.
+            const uint32_t room = 2 * num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
+            sc.zero_words = (uint32_t)(room * node_words);
+            sc.zero_state_words = (uint32_t)(NUM_Q * kd_lookback_state_bytes(room_tiles) / 4);
+            zeroed.bins = bins;
+            zeroed.states = bk_states;
+            zeroed.nodes = room;
+        }
         KD_GB_TRY(run_scatter(b, sc, num_refs, clip_blocks, err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
         kd_gb_scalars counts;

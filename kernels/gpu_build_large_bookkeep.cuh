@@ -263,13 +263,14 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
 }
 
 // The look-back words of a level of num_nodes nodes: zeroed (every tile
-// INVALID) before run_bookkeep, in the launch that zeroes the level's bins.
-static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t **states,
+// INVALID) before run_bookkeep, with the level's bins. room_nodes (at
+// least num_nodes): the nodes the array is to have room for.
+static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t room_nodes, uint32_t **states,
                                  size_t *bytes, kd_error *err)
 {
-    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
+    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE, room_tiles = (room_nodes + BK_TILE - 1) / BK_TILE;
     *bytes = (size_t)NUM_Q * kd_lookback_state_bytes(tiles);
-    KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, *bytes, 0, err));
+    KD_GB_TRY(kd_gb_ensure(b, KD_GB_BK_STATES, (size_t)NUM_Q * kd_lookback_state_bytes(room_tiles), 0, err));
     *states = kd_gb_ptr<uint32_t>(b, KD_GB_BK_STATES);
     return KD_OK;
 }

@@ -127,18 +127,44 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
     }
 }
 
+// The stage's counters (kd_gb_scalars, med_head on), as the host sets them
+// but for the block queue's live tasks, which init_ready_kernel counts.
+enum { MED_COUNTERS = 17, MED_BIG_LIVE_AT = 14 };
+static_assert(offsetof(kd_gb_scalars, med_big_live) ==
+                  offsetof(kd_gb_scalars, med_head) + 4 * MED_BIG_LIVE_AT &&
+              offsetof(kd_gb_scalars, med_blocks_started) == offsetof(kd_gb_scalars, med_head) + 4 * (MED_COUNTERS - 1),
+              "the medium stage's counters in order");
+struct medium_counters {
+    uint32_t words[MED_COUNTERS];
+};
+
 // Tasks [0, num_ready) are the level's nodes, ready at once: those of more
 // than block_refs references in the block queue at their own places (the
 // others' places skipped), the rest for the warps. Later places are empty.
-__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args g, uint32_t num_ready)
+// Block 0 also sets the stage's counters, the block queue's live tasks
+// counted (a copy of their own for them cost a launch's overlap).
+__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args g, uint32_t num_ready,
+                                                                     medium_counters counters)
 {
+    __shared__ uint32_t num_big;
     kd_wait_prior();
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0)
+            num_big = 0;
+        __syncthreads();
+        uint32_t mine = 0;
+        for (uint32_t i = threadIdx.x; i < num_ready && g.block_refs; i += blockDim.x)
+            mine += g.tasks[i].ref_count > g.block_refs;
+        if (mine)
+            atomicAdd(&num_big, mine);
+        __syncthreads();
+        if (threadIdx.x < MED_COUNTERS)
+            (&g.scalars->med_head)[threadIdx.x] = threadIdx.x == MED_BIG_LIVE_AT ? num_big : counters.words[threadIdx.x];
+    }
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < g.task_capacity; i += gridDim.x * blockDim.x) {
         const int big = i < num_ready && g.block_refs && g.tasks[i].ref_count > g.block_refs;
         g.ready[i] = i < num_ready ? (big ? (uint32_t)MED_BIG : (uint32_t)MED_READY) : 0u;
         g.big[i] = i < num_ready ? (big ? i + 1u : MED_BIG_SKIP) : 0u;
-        if (big)
-            atomicAdd(&g.scalars->med_big_live, 1u);
     }
 }
 #endif
@@ -250,10 +276,10 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
         // head, tail, live, done, refs, pool, roots, small refs, leaf refs,
         // min depth, overflow, cuts, block queue's head, tail, live, done,
         // blocks started
-        const uint32_t init[17] = {0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
-                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0};
+        const medium_counters init = {{0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
+                                       s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0}};
         if (b->host) {
-            memcpy(&g.scalars->med_head, init, sizeof init);
+            memcpy(&g.scalars->med_head, init.words, sizeof init.words);
             // On overflow it goes on, as the device does, so that the counts
             // size the next run better (a node that could not be placed
             // makes nothing).
@@ -263,18 +289,18 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                     process_host(g, k, bins);
         } else {
 #if defined(__CUDACC__)
-            st = kd_gb_cuda(err, cudaMemcpyAsync(&g.scalars->med_head, init, sizeof init, cudaMemcpyHostToDevice,
-                                                 b->stream),
-                            "resetting the medium stage");
             uint32_t blocks = 0;
             // The clips' polygons in shared memory where a block may have
             // them beside the kernel's own (and as many blocks an SM as the
             // kernel is built for fit), else in the lanes' own memory.
             size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
-            int optin = 0, per_sm = 0;
+            int optin = 0, per_sm = 0, reserved = 0;
             cudaFuncAttributes attr;
             if (st == KD_OK)
                 st = kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes");
+            if (st == KD_OK)
+                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, &reserved),
+                                "shared memory the driver keeps a block");
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin),
                                 "shared memory per block");
@@ -282,7 +308,7 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                 st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, &per_sm),
                                 "shared memory per SM");
             if (st == KD_OK) {
-                const size_t block_smem = attr.sharedSizeBytes + smem + 1024; // 1 KB a block the driver keeps
+                const size_t block_smem = attr.sharedSizeBytes + smem + (size_t)reserved;
                 if (attr.sharedSizeBytes + smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm ||
                     o->medium_local_polygons)
                     smem = 0;
@@ -294,7 +320,7 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                 blocks = (uint32_t)o->medium_blocks;
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream,
-                                                         g, num_nodes),
+                                                         g, num_nodes, init),
                                 "medium-stage queue");
             if (st == KD_OK)
                 st = kd_gb_cuda(err, kd_launch_dependent(kernel, blocks, MED_THREADS, smem, b->stream, g),

@@ -79,14 +79,27 @@ KD_GB_HD const member_plan *route_member(const small_args &g, uint32_t j, member
     return route_by_plan(*plan, 1ull << kd_gb_nth_bit64(r->owner->mask, c), r) ? plan : NULL;
 }
 
-// Wave 0: the roots as tasks.
+// The small stage's counters in kd_gb_scalars: task_count up to the wave
+// states' end.
+enum : size_t {
+    COUNTERS_AT = offsetof(kd_gb_scalars, task_count),
+    COUNTERS_WORDS = (offsetof(kd_gb_scalars, wave) + sizeof(kd_gb_scalars::wave) - COUNTERS_AT) / 4
+};
+
+// Wave 0: the roots as tasks; root 0's thread also sets the stage's
+// counters (a copy of its own for them cost a launch's overlap).
 struct init_tasks {
     const kd_gb_small_root *roots;
     task *tasks;
     uint32_t *owner; // NULL on the device (only the emulation's member pass reads it)
+    kd_gb_scalars *scalars;
+    uint32_t counters[COUNTERS_WORDS];
 
     __host__ __device__ void operator()(uint32_t r) const
     {
+        if (r == 0)
+            for (size_t k = 0; k < COUNTERS_WORDS; k++)
+                reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(scalars) + COUNTERS_AT)[k] = counters[k];
         const kd_gb_small_root &root = roots[r];
         task t;
         t.mask = root.ref_count >= 64 ? ~0ull : (1ull << root.ref_count) - 1ull;
@@ -346,10 +359,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         // Members first: the roots then claim theirs.
         init_arena members = {g.refs, g.arena, g.owner};
         KD_GB_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
-        init_tasks init = {g.roots, g.tasks, g.owner};
-        KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_SETUP);
-        kd_gb_scalars *scalars = g.scalars;
         // The stage's counters, and wave 0: the roots and their members.
         kd_gb_scalars start;
         memset(&start, 0, sizeof start);
@@ -357,10 +366,16 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         start.arena_count = s->num_small_refs;
         start.wave[0].end = g.num_roots;
         start.wave[0].member_end = s->num_small_refs;
-        const size_t counters_at = offsetof(kd_gb_scalars, task_count);
-        const size_t counters_bytes = offsetof(kd_gb_scalars, wave) + sizeof start.wave - counters_at;
+        init_tasks init;
+        init.roots = g.roots;
+        init.tasks = g.tasks;
+        init.owner = g.owner;
+        init.scalars = g.scalars;
+        memcpy(init.counters, (const char *)&start + COUNTERS_AT, sizeof init.counters);
+        KD_GB_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_SETUP);
+        kd_gb_scalars *scalars = g.scalars;
         if (b->host) {
-            memcpy((char *)scalars + counters_at, (const char *)&start + counters_at, counters_bytes);
             kd_gb_poly_local poly;
             workspace *ws = (workspace *)malloc(sizeof(workspace));
             if (!ws)
@@ -393,11 +408,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             }
             free(ws);
         } else {
-            // Copied from the host's stack: a pageable copy is staged before the call returns.
-            KD_GB_TRY(kd_gb_cuda(err,
-                                 cudaMemcpyAsync((char *)scalars + counters_at, (const char *)&start + counters_at,
-                                                 counters_bytes, cudaMemcpyHostToDevice, b->stream),
-                                 "resetting the small stage"));
             uint32_t blocks = 0, clip_blocks = 0;
             KD_GB_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
             const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
