@@ -149,7 +149,8 @@ struct kd_gb_scalars {
     uint32_t new_small_refs;
     uint32_t new_leaf_refs;
     uint32_t new_pool_nodes;
-    uint32_t next_large_max;   // references of the next level's largest node (reset by the scatter)
+    uint32_t next_large_max[2]; // references of the next level's largest node: level d's in [d % 2] (reset by level d - 1's scatter)
+    uint32_t new_large_cuts;   // large level: empty cuts chained in its choice (bookkeeping total)
     uint32_t task_count;       // small stage: tasks so far (roots first); with arena_count one
     uint32_t arena_count;      // 64-bit word, 8-byte aligned: member bounds allocated
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
@@ -162,7 +163,6 @@ struct kd_gb_scalars {
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t bad_vertex;       // preprocess: 0, or 1 + the highest vertex a triangle names with a coordinate not finite
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
-    uint32_t new_large_cuts;   // large level: empty cuts chained in its choice (bookkeeping total)
     // The medium stage's counters (gpu_build_medium.cu), set by the host first.
     uint32_t med_head;         // the next task a warp claims
     uint32_t med_tail;         // tasks made (the level's nodes first)
@@ -256,6 +256,8 @@ struct kd_gpu_builder {
     size_t cap_bytes;           // 0: none
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
     cudaEvent_t counts_ready;   // recorded after each copy of the scalars
+    cudaStream_t copy_stream;   // a large level's copy of the scalars, beside its scatter
+    cudaEvent_t level_done;     // a large level's bookkeeping done: the copy may start
 
     // The mesh.
     const float *d_positions;
@@ -303,6 +305,10 @@ kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int w
 // copy, which then run while the host reads.
 kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
 kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err);
+// kd_gb_read_scalars_begin on the side stream, after the work queued so far:
+// the kernels queued next run beside the copy (they must not write what the
+// host reads of it).
+kd_status kd_gb_read_scalars_aside(kd_gpu_builder *b, kd_error *err);
 kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err);
 kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err);
 // Zeroes two ranges of whole 4-byte words in one launch (a level's chain of

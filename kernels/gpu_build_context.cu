@@ -143,6 +143,19 @@ kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err)
     return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->stream), "cudaEventRecord");
 }
 
+kd_status kd_gb_read_scalars_aside(kd_gpu_builder *b, kd_error *err)
+{
+    if (b->host)
+        return KD_OK;
+    KD_GB_TRY(kd_gb_cuda(err, cudaEventRecord(b->level_done, b->stream), "cudaEventRecord"));
+    KD_GB_TRY(kd_gb_cuda(err, cudaStreamWaitEvent(b->copy_stream, b->level_done, 0), "cudaStreamWaitEvent"));
+    KD_GB_TRY(kd_gb_cuda(err,
+                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
+                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->copy_stream),
+                         "reading back counts"));
+    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->copy_stream), "cudaEventRecord");
+}
+
 // The mesh's faults the preprocess found, reported at the first read-back
 // after it, before anything they may have upset (a triangle stretched to a
 // replacement vertex could make a stage outgrow its memory cap).
@@ -238,6 +251,12 @@ extern "C" kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulat
         if (st == KD_OK)
             st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->counts_ready, cudaEventDisableTiming),
                             "cudaEventCreate");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->copy_stream, cudaStreamNonBlocking),
+                            "cudaStreamCreate");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->level_done, cudaEventDisableTiming),
+                            "cudaEventCreate");
         if (st != KD_OK) {
             kd_gpu_builder_destroy(b);
             return st;
@@ -270,6 +289,10 @@ extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
             cudaFreeHost(b->h_scalars);
         if (b->counts_ready)
             cudaEventDestroy(b->counts_ready);
+        if (b->level_done)
+            cudaEventDestroy(b->level_done);
+        if (b->copy_stream)
+            cudaStreamDestroy(b->copy_stream);
         if (b->stream)
             cudaStreamDestroy(b->stream);
     }

@@ -31,7 +31,7 @@ struct scatter {
     uint32_t *leaf_refs;
     uint32_t *clip_queue;         // straddlers left to clip (large levels)
     uint32_t *clip_count;
-    uint32_t *next_large_max;
+    uint32_t *next_large_max;     // the next level's largest node (its bookkeeping takes the maximum)
     // The next level's bins and look-back words, zeroed here (the device's
     // binned SAH): [0, zero_words) of zero_bins, then [0, zero_state_words)
     // of zero_states. Nothing reads this level's once the scatter runs.
@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
 {
     kd_wait_prior();
     const uint32_t num_out = *f.split_total;
-    // The bookkeeping's largest node is read back by a copy queued before
-    // this kernel; the next level's bookkeeping takes its maximum afresh.
+    // This level's largest node is read back by a copy beside this kernel;
+    // the next level's bookkeeping takes its maximum in the other word.
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *f.next_large_max = 0;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < f.zero_words + f.zero_state_words;
@@ -429,13 +429,17 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         bk.small_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
         bk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
         bk.scalars = scalars;
+        bk.largest = &scalars->next_large_max[depth & 1u];
         KD_GB_TRY(run_bookkeep(b, bk, num_nodes, err));
         kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
 
-        // The counts go to the host while the scatter, queued behind their
-        // copy, runs: it takes its size from the device and covers the most
-        // the split can write, so the host need not wait for it first.
-        KD_GB_TRY(kd_gb_read_scalars_begin(b, err));
+        // The counts go to the host while the scatter runs: it takes its
+        // size from the device and covers the most the split can write, so
+        // the host need not wait for it first. The copy is on a stream of
+        // its own, so that the scatter follows the bookkeeping at once (a
+        // copy between two kernels breaks their launches' overlap); the
+        // scatter writes nothing the host reads of it.
+        KD_GB_TRY(kd_gb_read_scalars_aside(b, err));
         scatter sc;
         sc.routes = bk.routes;
         sc.split_total = &scalars->split_total;
@@ -449,7 +453,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
         sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
         sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
-        sc.next_large_max = &scalars->next_large_max;
+        sc.next_large_max = &scalars->next_large_max[(depth + 1) & 1u];
         sc.zero_bins = bins;
         sc.zero_states = bk_states;
         sc.zero_words = 0;
@@ -489,7 +493,7 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         s->num_leaf_refs += counts.new_leaf_refs;
         num_nodes = counts.next_large_nodes;
         num_refs = counts.next_large_refs;
-        largest = counts.next_large_max;
+        largest = counts.next_large_max[depth & 1u];
         int t = refs_cur;
         refs_cur = refs_next;
         refs_next = t;

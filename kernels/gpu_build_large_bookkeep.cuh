@@ -40,6 +40,7 @@ struct bookkeep {
     kd_gb_small_root *small_roots;
     kd_gb_pool_node *pool;
     kd_gb_scalars *scalars;
+    uint32_t *largest;            // the next level's largest node (scalars->next_large_max[depth % 2])
 
     // Node k's plan, and its share of each quantity.
     __host__ __device__ kd_gb_plan counts(uint32_t k, uint32_t *q) const
@@ -248,7 +249,7 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     // The next level's largest node, for the host's choice of stage.
     const uint32_t most = __reduce_max_sync(0xffffffffu, largest_child(plan));
     if (lane == 0 && most > 0)
-        atomicMax(&bk.scalars->next_large_max, most);
+        atomicMax(bk.largest, most);
     uint32_t off[NUM_Q];
     for (int j = 0; j < NUM_Q; j++)
         off[j] = tile_prefix[j] + warp_sums[warp][j] + incl[j] - own[j];
@@ -278,16 +279,16 @@ static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t
 static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
 {
     if (b->host) {
-        // The host reads the level's counts after the scatter, so the
-        // largest node is reset here rather than there (as the device does
-        // it, behind the counts' copy).
-        bk.scalars->next_large_max = 0;
+        // Reset here rather than by the level before's scatter, as on the
+        // device (where this level's count goes to the host beside its own
+        // scatter, and so is not the one it resets).
+        *bk.largest = 0;
         uint32_t off[NUM_Q] = {0}, q[NUM_Q];
         for (uint32_t k = 0; k < num_nodes; k++) {
             const kd_gb_plan p = bk.counts(k, q);
             const uint32_t most = largest_child(p);
-            if (most > bk.scalars->next_large_max)
-                bk.scalars->next_large_max = most;
+            if (most > *bk.largest)
+                *bk.largest = most;
             bk.write(k, p, off);
             for (int j = 0; j < NUM_Q; j++)
                 off[j] += q[j];
