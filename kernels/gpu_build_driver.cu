@@ -142,8 +142,10 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     prof->device_bytes = b->bytes_held;
     prof->num_small_roots = s.num_small_roots;
     if (st != KD_OK) {
-        if (!b->host)
+        if (!b->host) {
             (void)cudaStreamSynchronize(b->stream); // leave nothing running on failed buffers
+            (void)cudaStreamSynchronize(b->copy_stream); // nor a large level's copy of the counts
+        }
         return st;
     }
     if (opts->profile && !b->host) {
