@@ -163,7 +163,7 @@ struct kd_gb_scalars {
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t bad_vertex;       // preprocess: 0, or 1 + the highest vertex a triangle names with a coordinate not finite
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
-    // The medium stage's counters (gpu_build_medium.cu), set by the host first.
+    // The medium stage's counters (gpu_build_medium.cu), set by its queue kernel first.
     uint32_t med_head;         // the next task a warp claims
     uint32_t med_tail;         // tasks made (the level's nodes first)
     uint32_t med_live;         // tasks made and not yet finished

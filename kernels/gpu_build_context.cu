@@ -76,8 +76,13 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
         fresh = malloc(want);
         if (!fresh)
             return oom(b, others + want, err);
-        if (keep && buf->bytes)
-            memcpy(fresh, buf->ptr, buf->bytes);
+        // What was not kept is filled with a pattern, not left as it comes,
+        // so that the emulation's tests find a word read before the
+        // builder set it (as cudaMalloc's memory may hold anything).
+        const size_t kept = keep ? buf->bytes : 0;
+        if (kept)
+            memcpy(fresh, buf->ptr, kept);
+        memset((char *)fresh + kept, 0xa5, want - kept);
         free(buf->ptr);
     } else {
         cudaError_t code = cudaMalloc(&fresh, want);

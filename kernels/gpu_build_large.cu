@@ -38,6 +38,16 @@ struct scatter {
     uint32_t *zero_bins, *zero_states;
     uint32_t zero_words, zero_state_words;
 
+    // Word i of the next level's bins, then of its look-back words (i <
+    // zero_words + zero_state_words), zeroed.
+    __host__ __device__ void zero_next(uint32_t i) const
+    {
+        if (i < zero_words)
+            zero_bins[i] = 0;
+        else
+            zero_states[i - zero_words] = 0;
+    }
+
     // Input i of the level, to its leaf's list if its node became a leaf.
     __host__ __device__ void copy_leaf(uint32_t i) const
     {
@@ -129,12 +139,8 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uin
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *f.next_large_max = 0;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < f.zero_words + f.zero_state_words;
-         i += gridDim.x * blockDim.x) {
-        if (i < f.zero_words)
-            f.zero_bins[i] = 0;
-        else
-            f.zero_states[i - f.zero_words] = 0;
-    }
+         i += gridDim.x * blockDim.x)
+        f.zero_next(i);
     if (num_out > f.max_out)
         return; // the host reports it
     const uint32_t n = num_out + num_in;
@@ -182,6 +188,9 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
 {
     if (b->host) {
         const uint32_t num_out = *f.split_total;
+        *f.next_large_max = 0;
+        for (uint32_t i = 0; i < f.zero_words + f.zero_state_words; i++)
+            f.zero_next(i);
         kd_gb_poly_local poly;
         for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
             if (f.file(j))
@@ -459,12 +468,15 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         sc.zero_words = 0;
         sc.zero_state_words = 0;
         zeroed.bins = zeroed.states = NULL;
-        if (sah && !b->host) {
-            // The bound's words (a level has at most twice this one's
-            // nodes): the next level's count is not known here.
-            const uint32_t room = 2 * num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
-            sc.zero_words = (uint32_t)(room * node_words);
-            sc.zero_state_words = (uint32_t)(NUM_Q * kd_lookback_state_bytes(room_tiles) / 4);
+        // The bound's words (a level has at most twice this one's nodes):
+        // the next level's count is not known here. A count past 32 bits
+        // (bins for millions of nodes) leaves the next level to zero its own.
+        const uint32_t room = 2 * num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
+        const size_t room_words = (size_t)room * node_words,
+                     room_state_words = (size_t)NUM_Q * kd_lookback_state_bytes(room_tiles) / 4;
+        if (sah && room_words + room_state_words <= 0xffffffffu) {
+            sc.zero_words = (uint32_t)room_words;
+            sc.zero_state_words = (uint32_t)room_state_words;
             zeroed.bins = bins;
             zeroed.states = bk_states;
             zeroed.nodes = room;

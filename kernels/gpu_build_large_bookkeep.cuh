@@ -279,10 +279,6 @@ static kd_status bookkeep_states(kd_gpu_builder *b, uint32_t num_nodes, uint32_t
 static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
 {
     if (b->host) {
-        // Reset here rather than by the level before's scatter, as on the
-        // device (where this level's count goes to the host beside its own
-        // scatter, and so is not the one it resets).
-        *bk.largest = 0;
         uint32_t off[NUM_Q] = {0}, q[NUM_Q];
         for (uint32_t k = 0; k < num_nodes; k++) {
             const kd_gb_plan p = bk.counts(k, q);

@@ -83,6 +83,42 @@ static void test_output_regrowth(void)
     kd_mesh_free(&mesh);
 }
 
+/* Warm builds (a warm-up first, on one builder) take the large levels' bins
+ * as the level before's scatter zeroed them, where a first build's arrays
+ * still grow: the large stage alone (no medium stage), against the
+ * emulation's first build. */
+static void test_warm_levels(void)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        for (int threshold = 8; threshold <= 64; threshold *= 8) {
+            kd_mesh mesh;
+            gb_make_scene(&mesh, kind ? GB_SCENE_SNAPPED : GB_SCENE_SOUP, 3000, 17);
+            kd_gpu_build_options o;
+            gb_options(&o, KD_LARGE_SPLIT_SAH);
+            o.medium_min_nodes = 0;
+            o.small_node_threshold = threshold;
+            char label[96];
+            snprintf(label, sizeof label, "%s, small threshold %d, warm", kind ? "snapped" : "soup", threshold);
+            kd_tree warm, emu;
+            kd_gpu_build_profile prof;
+            kd_error err;
+            kd_status st = kd_build_gpu_warm(&mesh, &o, 1, 2, &warm, &prof, NULL, &err);
+            CHECK_MSG(st == KD_OK, "%s: %s", label, err.message);
+            CHECK_MSG(st != KD_OK || prof.num_large_levels >= 3, "%s: %u large levels", label,
+                      prof.num_large_levels);
+            kd_status se = kd_build_gpu_emulated(&mesh, &o, &emu, NULL, &err);
+            CHECK_MSG(se == KD_OK, "%s (emulated): %s", label, err.message);
+            if (st == KD_OK && se == KD_OK)
+                CHECK_MSG(gb_trees_equal(&warm, &emu), "%s: device and emulated trees differ", label);
+            if (st == KD_OK)
+                kd_tree_free(&warm);
+            if (se == KD_OK)
+                kd_tree_free(&emu);
+            kd_mesh_free(&mesh);
+        }
+    }
+}
+
 /* Whether blocks took nodes together (want: at least one; else none). */
 static void check_block_nodes(const char *label, const kd_mesh *mesh, const kd_gpu_build_options *opts, bool want)
 {
@@ -498,6 +534,7 @@ int main(int argc, char **argv)
     test_synthetic();
     gb_check_non_finite(kd_build_gpu, "device");
     test_output_regrowth();
+    test_warm_levels();
     test_memory();
     test_profile();
     test_render();
