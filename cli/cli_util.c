@@ -1,0 +1,61 @@
+#include "cli_util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_status.h"
+
+void kd_cli_error(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, command ? "scankd %s: " : "scankd: ", command);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+}
+
+int kd_cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, command ? "scankd %s: " : "scankd: ", command);
+    vfprintf(stderr, fmt, args);
+    fputc('\n', stderr);
+    va_end(args);
+    if (command)
+        fprintf(stderr, "try 'scankd %s --help'\n", command);
+    else
+        fprintf(stderr, "try 'scankd --help'\n");
+    return KD_EXIT_USAGE;
+}
+
+const char *kd_cli_option_value(const char *command, int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        kd_cli_usage_error(command, "option %s needs a value", argv[*i]);
+        return NULL;
+    }
+    *i += 1;
+    return argv[*i];
+}
+
+int kd_cli_scene_argument(const char *command, const char *arg, const char **scene)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        return kd_cli_usage_error(command, "unknown option '%s'", arg);
+    if (*scene)
+        return kd_cli_usage_error(command, "more than one scene given ('%s' and '%s')", *scene, arg);
+    *scene = arg;
+    return KD_EXIT_OK;
+}
+
+bool kd_cli_have_gpu(void)
+{
+    static int cached = -1;
+    if (cached < 0)
+        cached = kd_cuda_device_count() > 0;
+    return cached != 0;
+}
+

@@ -1,0 +1,46 @@
+/* Small helpers every subcommand uses: messages and argument parsing (the
+ * JSON writer, number parsing and whole-or-nothing output files are the
+ * core library's, included here for the commands). */
+#ifndef KD_CLI_UTIL_H
+#define KD_CLI_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kd_error.h"
+#include "kd_file.h"
+#include "kd_json.h"
+#include "kd_parse.h"
+
+/* Exit codes of the CLI. */
+enum { KD_EXIT_OK = 0, KD_EXIT_FAILURE = 1, KD_EXIT_USAGE = 2 };
+
+/* "scankd <command>: <message>" on stderr. */
+void kd_cli_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Usage error: prints the message and "try 'scankd <command> --help'"; returns KD_EXIT_USAGE. */
+int kd_cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Fetches the value of an option that takes one ("--size" then argv[i+1]);
+ * advances *i. Prints a usage error and returns NULL when it is missing. */
+const char *kd_cli_option_value(const char *command, int argc, char **argv, int *i);
+
+/* The last branches of an option loop that takes one scene: an unknown
+ * option ("-x"; a lone "-" is a name) or a second scene is a usage error
+ * (returns KD_EXIT_USAGE, message printed); else sets *scene to arg and
+ * returns KD_EXIT_OK. */
+int kd_cli_scene_argument(const char *command, const char *arg, const char **scene);
+
+/* True when a CUDA device is usable (queried once). */
+bool kd_cli_have_gpu(void);
+
+#endif

@@ -1,0 +1,414 @@
+// The GPU builder's context: its growable buffers (with the memory cap and
+// the out-of-memory message), the mesh, and the finished tree's way out.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_build_common.cuh"
+
+kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what)
+{
+    if (code == cudaSuccess)
+        return KD_OK;
+    return kd_cuda_fail(err, code, "GPU build", what);
+}
+
+static double mib(size_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+// The out-of-memory report: what the builder would hold in all, and what it
+// could have (what it holds plus what the device has free, or the cap).
+static kd_status oom(kd_gpu_builder *b, size_t need_total, kd_error *err)
+{
+    size_t avail = 0;
+    int device_known = 0;
+    if (!b->host) {
+        size_t free_bytes = 0, total_bytes = 0;
+        if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+            avail = free_bytes + b->bytes_held;
+            device_known = 1;
+        } else {
+            (void)cudaGetLastError();
+        }
+    }
+    if (b->cap_bytes && (!device_known || b->cap_bytes < avail))
+        return kd_error_set(err, KD_ERR_DEVICE_OOM,
+                          "GPU build needs %.1f MiB of device memory, the device has %.1f MiB free "
+                          "(limited by the builder's memory cap)",
+                          mib(need_total), mib(b->cap_bytes));
+    if (!device_known)
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build (emulated) needs %.1f MiB of memory",
+                          mib(need_total));
+    return kd_error_set(err, KD_ERR_DEVICE_OOM,
+                      "GPU build needs %.1f MiB of device memory, the device has %.1f MiB free",
+                      mib(need_total), mib(avail));
+}
+
+kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err)
+{
+    kd_gb_buf *buf = &b->buf[id];
+    if (bytes <= buf->bytes)
+        return KD_OK;
+    size_t want = buf->bytes + buf->bytes / 2;
+    if (want < bytes)
+        want = bytes;
+    want = (want + 255) / 256 * 256;
+    size_t others = b->bytes_held - buf->bytes;
+    if (b->cap_bytes && others + want > b->cap_bytes)
+        want = (bytes + 255) / 256 * 256; // no headroom under the cap
+    if (b->cap_bytes && others + want > b->cap_bytes)
+        return oom(b, others + want, err);
+
+    void *fresh = NULL;
+    if (b->host) {
+        fresh = malloc(want);
+        if (!fresh)
+            return oom(b, others + want, err);
+        // What was not kept is filled with a pattern, not left as it comes,
+        // so that the emulation's tests find a word read before the
+        // builder set it (as cudaMalloc's memory may hold anything).
+        const size_t kept = keep ? buf->bytes : 0;
+        if (kept)
+            memcpy(fresh, buf->ptr, kept);
+        memset((char *)fresh + kept, 0xa5, want - kept);
+        free(buf->ptr);
+    } else {
+        cudaError_t code = cudaMalloc(&fresh, want);
+        if (code == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            return oom(b, others + want, err);
+        }
+        KD_TRY(kd_gb_cuda(err, code, "cudaMalloc"));
+        if (keep && buf->bytes) {
+            code = cudaMemcpyAsync(fresh, buf->ptr, buf->bytes, cudaMemcpyDeviceToDevice, b->stream);
+            if (code == cudaSuccess)
+                code = cudaStreamSynchronize(b->stream);
+            if (code != cudaSuccess) {
+                cudaFree(fresh);
+                return kd_gb_cuda(err, code, "growing a buffer");
+            }
+        }
+        if (buf->ptr) {
+            // Work still queued may use the old buffer (a scratch array).
+            KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "growing a buffer"));
+            KD_TRY(kd_gb_cuda(err, cudaFree(buf->ptr), "cudaFree"));
+        }
+    }
+    buf->ptr = fresh;
+    b->bytes_held = others + want;
+    buf->bytes = want;
+    return KD_OK;
+}
+
+kd_gb_refs kd_gb_ref_set(kd_gpu_builder *b, int first_id)
+{
+    kd_gb_refs r;
+    r.tri = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_TRI);
+    for (int k = 0; k < 3; k++) {
+        r.lo[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_LO + k);
+        r.hi[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_HI + k);
+    }
+    r.seg = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_SEG);
+    return r;
+}
+
+kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int with_seg, int keep,
+                            kd_error *err)
+{
+    if (count == 0)
+        count = 1;
+    for (int k = 0; k < KD_GB_REF_ARRAYS; k++) {
+        if (k == KD_GB_REF_SEG && !with_seg)
+            continue;
+        KD_TRY(kd_gb_ensure(b, first_id + k, count * 4, keep, err));
+    }
+    return KD_OK;
+}
+
+kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err)
+{
+    if (b->host)
+        return KD_OK;
+    KD_TRY(kd_gb_cuda(err,
+                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
+                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->stream),
+                         "reading back counts"));
+    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->stream), "cudaEventRecord");
+}
+
+kd_status kd_gb_read_scalars_aside(kd_gpu_builder *b, kd_error *err)
+{
+    if (b->host)
+        return KD_OK;
+    KD_TRY(kd_gb_cuda(err, cudaEventRecord(b->level_done, b->stream), "cudaEventRecord"));
+    KD_TRY(kd_gb_cuda(err, cudaStreamWaitEvent(b->copy_stream, b->level_done, 0), "cudaStreamWaitEvent"));
+    KD_TRY(kd_gb_cuda(err,
+                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
+                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->copy_stream),
+                         "reading back counts"));
+    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->copy_stream), "cudaEventRecord");
+}
+
+// The mesh's faults the preprocess found, reported at the first read-back
+// after it, before anything they may have upset (a triangle stretched to a
+// replacement vertex could make a stage outgrow its memory cap).
+static kd_status check_mesh_faults(const kd_gpu_builder *b, const kd_gb_scalars *counts, kd_error *err)
+{
+    if (counts->bad_index)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: a triangle names a vertex index past "
+                          "the mesh's %u vertices", b->num_vertices);
+    if (counts->bad_vertex)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: vertex %u (counting from 0) has a coordinate that "
+                          "is not finite (NaN or infinity)", counts->bad_vertex - 1u);
+    return KD_OK;
+}
+
+kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+{
+    if (b->host) {
+        *out = *kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+        return check_mesh_faults(b, out, err);
+    }
+    // The copy's event, not the stream: kernels queued after the copy run on.
+    KD_TRY(kd_gb_cuda(err, cudaEventSynchronize(b->counts_ready), "GPU build kernels"));
+    *out = *b->h_scalars;
+    return check_mesh_faults(b, out, err);
+}
+
+kd_status kd_gb_read_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+{
+    KD_TRY(kd_gb_read_scalars_begin(b, err));
+    return kd_gb_read_scalars_end(b, out, err);
+}
+
+namespace {
+// Word i of the first range, or of the second past the first's n0.
+struct kd_gb_zero_two {
+    uint32_t *p0, *p1;
+    uint32_t n0;
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        if (i < n0)
+            p0[i] = 0;
+        else
+            p1[i - n0] = 0;
+    }
+};
+} // namespace
+
+kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd_error *err)
+{
+    if (bytes == 0)
+        return KD_OK;
+    if (b->host) {
+        memset(ptr, value, bytes);
+        return KD_OK;
+    }
+    if (value == 0 && bytes % 4 == 0 && (uintptr_t)ptr % 4 == 0 && bytes / 4 <= 0xffffffffu) {
+        // A kernel rather than cudaMemsetAsync: it can be a dependent launch,
+        // so the kernels on either side keep overlapping their launches.
+        return kd_gb_zero2(b, (uint32_t *)ptr, bytes, NULL, 0, err);
+    }
+    return kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync");
+}
+
+kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *p1, size_t bytes1,
+                      kd_error *err)
+{
+    const size_t n0 = bytes0 / 4, n1 = bytes1 / 4;
+    if (bytes0 % 4 != 0 || bytes1 % 4 != 0 || n0 + n1 > 0xffffffffu)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: zeroing %zu and %zu bytes",
+                          bytes0, bytes1);
+    if (n0 + n1 == 0)
+        return KD_OK;
+    kd_gb_zero_two zero = {p0, p1, (uint32_t)n0};
+    return kd_gb_map(b, (uint32_t)(n0 + n1), zero, "zeroing", err);
+}
+
+// ---- Public: lifetime, mesh, tree -------------------------------------------
+extern "C" kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulation, kd_error *err)
+{
+    *out = NULL;
+    if (!host_emulation && kd_cuda_device_count() == 0)
+        return kd_error_set(err, KD_ERR_NO_DEVICE, "GPU build: no CUDA device");
+    kd_gpu_builder *b = (kd_gpu_builder *)calloc(1, sizeof *b);
+    if (!b)
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build: out of host memory");
+    b->host = host_emulation != 0;
+    if (!b->host) {
+        kd_status st = kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
+                                  "cudaStreamCreate");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaMallocHost((void **)&b->h_scalars, sizeof(kd_gb_scalars)),
+                            "cudaMallocHost");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->counts_ready, cudaEventDisableTiming),
+                            "cudaEventCreate");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->copy_stream, cudaStreamNonBlocking),
+                            "cudaStreamCreate");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->level_done, cudaEventDisableTiming),
+                            "cudaEventCreate");
+        if (st != KD_OK) {
+            kd_gpu_builder_destroy(b);
+            return st;
+        }
+    }
+    *out = b;
+    return KD_OK;
+}
+
+extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++) {
+        if (b->host)
+            free(b->buf[i].ptr);
+        else if (b->buf[i].ptr)
+            cudaFree(b->buf[i].ptr);
+    }
+    if (!b->host) {
+        if (b->events_made) {
+            for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
+                cudaEventDestroy(b->stage_ev[i]);
+            for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
+                cudaEventDestroy(b->reduce_ev[i]);
+            for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
+                cudaEventDestroy(b->step_ev[i]);
+        }
+        if (b->h_scalars)
+            cudaFreeHost(b->h_scalars);
+        if (b->counts_ready)
+            cudaEventDestroy(b->counts_ready);
+        if (b->level_done)
+            cudaEventDestroy(b->level_done);
+        if (b->copy_stream)
+            cudaStreamDestroy(b->copy_stream);
+        if (b->stream)
+            cudaStreamDestroy(b->stream);
+    }
+    free(b);
+}
+
+extern "C" kd_status kd_gpu_builder_set_mesh(kd_gpu_builder *b, const kd_mesh *mesh, kd_error *err)
+{
+    b->have_mesh = 0;
+    b->have_tree = 0;
+    size_t pos_bytes = (size_t)mesh->num_vertices * 3 * sizeof(float);
+    size_t idx_bytes = (size_t)mesh->num_triangles * 3 * sizeof(uint32_t);
+    KD_TRY(kd_gb_ensure(b, KD_GB_MESH_POS, pos_bytes ? pos_bytes : 4, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_MESH_IDX, idx_bytes ? idx_bytes : 4, 0, err));
+    if (b->host) {
+        if (pos_bytes)
+            memcpy(b->buf[KD_GB_MESH_POS].ptr, mesh->positions, pos_bytes);
+        if (idx_bytes)
+            memcpy(b->buf[KD_GB_MESH_IDX].ptr, mesh->indices, idx_bytes);
+    } else {
+        if (pos_bytes)
+            KD_TRY(kd_gb_cuda(err,
+                                 cudaMemcpyAsync(b->buf[KD_GB_MESH_POS].ptr, mesh->positions,
+                                                 pos_bytes, cudaMemcpyHostToDevice, b->stream),
+                                 "uploading vertices"));
+        if (idx_bytes)
+            KD_TRY(kd_gb_cuda(err,
+                                 cudaMemcpyAsync(b->buf[KD_GB_MESH_IDX].ptr, mesh->indices,
+                                                 idx_bytes, cudaMemcpyHostToDevice, b->stream),
+                                 "uploading triangles"));
+        KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "uploading the mesh"));
+    }
+    return kd_gpu_builder_set_device_mesh(b, kd_gb_ptr<float>(b, KD_GB_MESH_POS),
+                                          kd_gb_ptr<uint32_t>(b, KD_GB_MESH_IDX),
+                                          mesh->num_vertices, mesh->num_triangles, err);
+}
+
+extern "C" kd_status kd_gpu_builder_set_device_mesh(kd_gpu_builder *b, const float *d_positions,
+                                                    const uint32_t *d_indices,
+                                                    uint32_t num_vertices, uint32_t num_triangles,
+                                                    kd_error *err)
+{
+    b->have_mesh = 0;
+    b->have_tree = 0;
+    if (num_triangles > (KD_NODE_MAX_COUNT >> 2))
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: %u triangles is more than it can index",
+                          num_triangles);
+    if (num_triangles > 0 && (!d_positions || !d_indices || num_vertices == 0))
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: a mesh with triangles but no vertices");
+    b->d_positions = d_positions;
+    b->d_indices = d_indices;
+    b->num_vertices = num_vertices;
+    b->num_triangles = num_triangles;
+    b->have_mesh = 1;
+    return KD_OK;
+}
+
+extern "C" uint32_t kd_gb_num_triangles(const kd_gpu_builder *b)
+{
+    return b->have_mesh ? b->num_triangles : 0;
+}
+
+extern "C" size_t kd_gpu_builder_device_bytes(const kd_gpu_builder *b) { return b->bytes_held; }
+
+extern "C" kd_status kd_gpu_builder_tree_view(const kd_gpu_builder *b, kd_gpu_tree_view *view,
+                                              kd_error *err)
+{
+    if (!b->have_tree)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: no tree has been built");
+    view->nodes = (const kd_node *)b->buf[KD_GB_NODES_OUT].ptr;
+    view->leaf_indices = (const uint32_t *)b->buf[KD_GB_LEAF_OUT].ptr;
+    view->tri_verts = (const float *)b->buf[KD_GB_TRI_VERTS].ptr;
+    view->num_nodes = b->tree_nodes;
+    view->num_leaf_indices = b->tree_leaf_refs;
+    view->num_triangles = b->num_triangles;
+    view->max_depth = b->tree_max_depth;
+    for (int k = 0; k < 3; k++) {
+        view->bounds.lo[k] = b->tree_box[k];
+        view->bounds.hi[k] = b->tree_box[3 + k];
+    }
+    return KD_OK;
+}
+
+extern "C" kd_status kd_gpu_builder_download(kd_gpu_builder *b, kd_tree *tree, kd_error *err)
+{
+    memset(tree, 0, sizeof *tree);
+    kd_gpu_tree_view view;
+    memset(&view, 0, sizeof view);
+    KD_TRY(kd_gpu_builder_tree_view(b, &view, err));
+    size_t node_bytes = (size_t)view.num_nodes * sizeof(kd_node);
+    size_t leaf_bytes = (size_t)view.num_leaf_indices * sizeof(uint32_t);
+    kd_node *nodes = (kd_node *)malloc(node_bytes ? node_bytes : 1);
+    uint32_t *leaves = (uint32_t *)malloc(leaf_bytes ? leaf_bytes : 1);
+    if (!nodes || !leaves) {
+        free(nodes);
+        free(leaves);
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build: out of host memory for the tree");
+    }
+    kd_status st = KD_OK;
+    if (b->host) {
+        memcpy(nodes, view.nodes, node_bytes);
+        memcpy(leaves, view.leaf_indices, leaf_bytes);
+    } else {
+        st = kd_gb_cuda(err, cudaMemcpyAsync(nodes, view.nodes, node_bytes, cudaMemcpyDeviceToHost,
+                                             b->stream),
+                        "downloading the tree");
+        if (st == KD_OK && leaf_bytes)
+            st = kd_gb_cuda(err, cudaMemcpyAsync(leaves, view.leaf_indices, leaf_bytes,
+                                                 cudaMemcpyDeviceToHost, b->stream),
+                            "downloading the tree");
+        if (st == KD_OK)
+            st = kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "downloading the tree");
+    }
+    if (st != KD_OK) {
+        free(nodes);
+        free(leaves);
+        return st;
+    }
+    tree->nodes = nodes;
+    tree->num_nodes = view.num_nodes;
+    tree->leaf_indices = leaves;
+    tree->num_leaf_indices = view.num_leaf_indices;
+    tree->num_triangles = view.num_triangles;
+    tree->max_depth = view.max_depth;
+    tree->bounds = view.bounds;
+    return KD_OK;
+}

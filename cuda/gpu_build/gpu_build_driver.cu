@@ -1,0 +1,175 @@
+// The GPU build from the device mesh to the finished device tree: the four
+// stages in order, with the memory cap, the timing and the profile.
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_build_common.cuh"
+#include "kd_kernel_clock.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void release_scratch(kd_gpu_builder *b)
+{
+    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++) {
+        if (i == KD_GB_MESH_POS || i == KD_GB_MESH_IDX || !b->buf[i].ptr)
+            continue;
+        if (b->host)
+            free(b->buf[i].ptr);
+        else
+            cudaFree(b->buf[i].ptr);
+        b->bytes_held -= b->buf[i].bytes;
+        b->buf[i].ptr = NULL;
+        b->buf[i].bytes = 0;
+    }
+}
+
+static kd_status make_events(kd_gpu_builder *b, kd_error *err)
+{
+    if (b->host || b->events_made)
+        return KD_OK;
+    for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
+        KD_TRY(kd_gb_cuda(err, cudaEventCreate(&b->stage_ev[i]), "cudaEventCreate"));
+    for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
+        KD_TRY(kd_gb_cuda(err, cudaEventCreate(&b->reduce_ev[i]), "cudaEventCreate"));
+    for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
+        KD_TRY(kd_gb_cuda(err, cudaEventCreate(&b->step_ev[i]), "cudaEventCreate"));
+    b->events_made = 1;
+    return KD_OK;
+}
+
+// The profile's figures from a window of the kernel clock.
+static kd_gpu_kernel_times kernel_times_of(const kd_kernel_clock_sum &sum)
+{
+    kd_gpu_kernel_times k;
+    memset(&k, 0, sizeof k);
+    k.clocked = 1;
+    k.reduce_ms = sum.tagged_ms;
+    k.num_reduce = sum.num_tagged;
+    k.all_ms = sum.all_ms;
+    k.num_all = sum.num_all;
+    k.busy_ms = sum.busy_ms;
+    return k;
+}
+
+static void stage_mark(kd_gpu_builder *b, int profile, int index)
+{
+    if (profile && !b->host)
+        cudaEventRecord(b->stage_ev[index], b->stream);
+    kd_gb_step_mark(b, profile, KD_GB_STEP_START);
+}
+
+static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    int prof = s->opts->profile;
+    stage_mark(b, prof, 0);
+    KD_TRY(kd_gb_stage_preprocess(b, s, err));
+    stage_mark(b, prof, 1);
+    KD_TRY(kd_gb_stage_large(b, s, err));
+    stage_mark(b, prof, 2);
+    KD_TRY(kd_gb_stage_small(b, s, err));
+    stage_mark(b, prof, 3);
+    KD_TRY(kd_gb_stage_output(b, s, err));
+    stage_mark(b, prof, 4);
+    if (!b->host)
+        KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build kernels"));
+    return KD_OK;
+}
+
+extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_options *opts,
+                                          kd_gpu_build_profile *profile, kd_error *err)
+{
+    if (!b->have_mesh)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: no mesh was given to the builder");
+    b->have_tree = 0;
+    b->cap_bytes = opts->max_device_bytes;
+    if (b->cap_bytes && b->bytes_held > b->cap_bytes)
+        release_scratch(b); // an earlier, uncapped build left more than the cap allows
+    if (opts->profile)
+        KD_TRY(make_events(b, err));
+    b->num_timed = 0;
+    b->num_step_marks = 0;
+
+    kd_gpu_build_profile local;
+    kd_gpu_build_profile *prof = profile ? profile : &local;
+    memset(prof, 0, sizeof *prof);
+
+    kd_gb_build_state s;
+    memset(&s, 0, sizeof s);
+    s.opts = opts;
+    s.max_depth = opts->params.max_depth;
+    s.num_tris = b->num_triangles;
+    s.profile = prof;
+
+    // The kernel clock's tracing slows the host's launches, so it is its own
+    // option; where CUPTI cannot run (another tool holds it) the build goes
+    // on without the figure.
+    b->kernel_clock_on = 0;
+    b->kernel_clock_tags = 0;
+    kd_error clock_err;
+    kd_error_clear(&clock_err);
+    if (opts->profile && opts->kernel_clock) {
+        if (b->host) {
+            kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: an emulated build has no kernels");
+        } else {
+            KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build: before the kernel clock"));
+            b->kernel_clock_on = kd_kernel_clock_start(&clock_err) == KD_OK;
+        }
+    }
+
+    double t0 = now_ms();
+    kd_status st = build(b, &s, err);
+    prof->build_ms = now_ms() - t0;
+    if (b->kernel_clock_on) {
+        for (; b->kernel_clock_tags > 0; b->kernel_clock_tags--)
+            kd_kernel_clock_tag_end(); // a failed reduction call's, which would tag the next build's calls
+        kd_kernel_clock_sum sum;
+        b->kernel_clock_on = 0;
+        if (kd_kernel_clock_stop(&sum, &clock_err) == KD_OK && sum.num_dropped > 0)
+            kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: CUPTI lost %u records", sum.num_dropped);
+        else if (clock_err.status == KD_OK)
+            prof->kernel = kernel_times_of(sum);
+    }
+    if (opts->profile && opts->kernel_clock && !prof->kernel.clocked)
+        snprintf(prof->kernel.error, sizeof prof->kernel.error, "%.*s",
+                 (int)sizeof prof->kernel.error - 1, clock_err.message); // cut short if long
+    prof->num_host_syncs++; // the final wait
+    prof->device_bytes = b->bytes_held;
+    prof->num_small_roots = s.num_small_roots;
+    if (st != KD_OK) {
+        if (!b->host) {
+            (void)cudaStreamSynchronize(b->stream); // leave nothing running on failed buffers
+            (void)cudaStreamSynchronize(b->copy_stream); // nor a large level's copy of the counts
+        }
+        return st;
+    }
+    if (opts->profile && !b->host) {
+        for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
+            float ms = 0.0f;
+            if (cudaEventElapsedTime(&ms, b->stage_ev[i], b->stage_ev[i + 1]) == cudaSuccess)
+                prof->stage_ms[i] = ms;
+        }
+        for (int i = 0; i < b->num_timed; i++) {
+            float ms = 0.0f;
+            if (cudaEventElapsedTime(&ms, b->reduce_ev[2 * i], b->reduce_ev[2 * i + 1]) == cudaSuccess)
+                prof->reduce_ms += ms;
+        }
+        for (int i = 1; i < b->num_step_marks; i++) {
+            float ms = 0.0f;
+            int step = b->step_of[i];
+            if (step == KD_GB_STEP_START ||
+                cudaEventElapsedTime(&ms, b->step_ev[i - 1], b->step_ev[i]) != cudaSuccess)
+                continue;
+            prof->step_ms[step] += ms;
+            prof->step_count[step]++;
+        }
+        (void)cudaGetLastError();
+    }
+    b->have_tree = 1;
+    return KD_OK;
+}

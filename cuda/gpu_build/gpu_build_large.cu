@@ -1,0 +1,517 @@
+// The large-node stage: breadth-first over every node with more references
+// than the small-node threshold. Per level: node bounds by a segmented
+// min/max reduction, a split per node, each reference's side, split-by-side
+// addressing of the references, a bookkeeping pass that plans every node and
+// compacts the next level by a scan, and a scatter that clips straddlers to
+// their child's box and files each reference under its next home. The host
+// reads back the level's counts once.
+#include "gpu_build_large_bookkeep.cuh"
+
+namespace {
+
+using namespace kd_gb_large;
+
+// Files each split output under its child, and copies the references of
+// nodes that became leaves. Straddlers (their node's plane through their
+// bounds) are clipped to their child's box. About one lane in eight
+// straddles: on a large level, where the clipping bounds the time, they are
+// queued and clipped a thread each by a pass of their own (as the small
+// stage's members); on a smaller one, where the time is latency, each lane
+// clips its own and the level saves a launch.
+struct scatter {
+    const kd_gb_route *routes;
+    const uint32_t *split_total;  // split outputs (on the device); the level's inputs follow
+    uint32_t max_out;             // the most the split can write (more: an error the host reports)
+    kd_gb_refs split_out;
+    kd_gb_refs level;
+    const kd_gb_large_node *nodes;
+    const float *tri_verts;
+    kd_gb_refs next_large;
+    kd_gb_refs small;
+    uint32_t *leaf_refs;
+    uint32_t *clip_queue;         // straddlers left to clip (large levels)
+    uint32_t *clip_count;
+    uint32_t *next_large_max;     // the next level's largest node (its bookkeeping takes the maximum)
+    // The next level's bins and look-back words, zeroed here (the device's
+    // binned SAH): [0, zero_words) of zero_bins, then [0, zero_state_words)
+    // of zero_states. Nothing reads this level's once the scatter runs.
+    uint32_t *zero_bins, *zero_states;
+    uint32_t zero_words, zero_state_words;
+
+    // Word i of the next level's bins, then of its look-back words (i <
+    // zero_words + zero_state_words), zeroed.
+    __host__ __device__ void zero_next(uint32_t i) const
+    {
+        if (i < zero_words)
+            zero_bins[i] = 0;
+        else
+            zero_states[i - zero_words] = 0;
+    }
+
+    // Input i of the level, to its leaf's list if its node became a leaf.
+    __host__ __device__ void copy_leaf(uint32_t i) const
+    {
+        uint32_t k = level.seg[i];
+        uint32_t leaf_base = routes[k].leaf_base;
+        if (leaf_base != KD_GB_NONE)
+            leaf_refs[leaf_base + (i - nodes[k].ref_start)] = level.tri[i];
+    }
+
+    // Split output j's node route and side; 0 where it goes nowhere.
+    __host__ __device__ int route(uint32_t j, const kd_gb_route **r, int *side) const
+    {
+        *r = &routes[split_out.seg[j]]; // the split keeps each output's node
+        if ((*r)->leaf_base != KD_GB_NONE)
+            return 0;
+        *side = j - (*r)->out_start < (*r)->num_left ? 0 : 1;
+        return (*r)->dest_kind[*side] != KD_GB_DEST_DROP;
+    }
+
+    __host__ __device__ void load(uint32_t j, float *box) const
+    {
+        for (int k = 0; k < 3; k++) {
+            box[k] = split_out.lo[k][j];
+            box[3 + k] = split_out.hi[k][j];
+        }
+    }
+
+    __host__ __device__ void put(uint32_t j, const kd_gb_route &r, int side, const float *box) const
+    {
+        uint32_t local = j - r.out_start;
+        uint32_t rank = side ? local - r.num_left : local;
+        const kd_gb_refs &to = r.dest_kind[side] == KD_GB_DEST_LARGE ? next_large : small;
+        uint32_t dst = r.dest_base[side] + rank;
+        to.tri[dst] = split_out.tri[j];
+        for (int k = 0; k < 3; k++) {
+            to.lo[k][dst] = box[k];
+            to.hi[k][dst] = box[3 + k];
+        }
+        if (r.dest_kind[side] == KD_GB_DEST_LARGE)
+            to.seg[dst] = r.dest_id[side];
+    }
+
+    // Files split output j unless it straddles its node's plane: 1 where it
+    // does, left to clip.
+    __host__ __device__ int file(uint32_t j) const
+    {
+        const kd_gb_route *r;
+        int side;
+        if (!route(j, &r, &side))
+            return 0;
+        float box[6];
+        load(j, box);
+        if (box[r->axis] <= r->pos && box[3 + r->axis] >= r->pos)
+            return 1;
+        put(j, *r, side, box);
+        return 0;
+    }
+
+    // Clips straddling split output j to its child's box and files it (its
+    // other copy, elsewhere in the split's output, clips on its own); the
+    // clip's polygons in poly.
+    template <typename Poly>
+    __host__ __device__ void clip(uint32_t j, Poly &poly) const
+    {
+        const kd_gb_route *r;
+        int side;
+        if (!route(j, &r, &side))
+            return;
+        float box[6], cell[6], child[2][6];
+        load(j, box);
+        // One side of the small stage's clip for both (the same bounds, bit
+        // for bit, as the medium stage's, which clips once for both copies).
+        kd_gb_parent_cell(r->child_cell, r->axis, cell);
+        kd_gb_clip_split_in(poly, tri_verts + 9 * (size_t)split_out.tri[j], cell, box, r->axis, r->pos, child);
+        put(j, *r, side, side ? child[1] : child[0]);
+    }
+};
+
+// A thread per split output (launched for the most the split can write,
+// the true count read here) and per level input. QUEUE: straddlers go to
+// the clip queue (one atomic per warp), else they are clipped here.
+template <bool QUEUE>
+__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uint32_t num_in)
+{
+    kd_wait_prior();
+    const uint32_t num_out = *f.split_total;
+    // This level's largest node is read back by a copy beside this kernel;
+    // the next level's bookkeeping takes its maximum in the other word.
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *f.next_large_max = 0;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < f.zero_words + f.zero_state_words;
+         i += gridDim.x * blockDim.x)
+        f.zero_next(i);
+    if (num_out > f.max_out)
+        return; // the host reports it
+    const uint32_t n = num_out + num_in;
+    for (uint32_t first = blockIdx.x * blockDim.x; first < n; first += gridDim.x * blockDim.x) {
+        const uint32_t j = first + threadIdx.x;
+        int straddles = 0;
+        if (j < num_out)
+            straddles = f.file(j);
+        else if (j < n)
+            f.copy_leaf(j - num_out);
+        if (QUEUE) {
+            kd_gb_warp_append(f.clip_count, f.clip_queue, straddles, j);
+        } else if (straddles) {
+            kd_gb_poly_call own;
+            f.clip(j, own);
+        }
+    }
+}
+
+// The queued clips, a thread each, the polygons in shared memory
+// (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: every GPU since sm_75
+// allows that a block; four blocks fit an H100 SM).
+enum { LARGE_CLIP_THREADS = 128 };
+__global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter f)
+{
+    extern __shared__ double large_polygons[];
+    kd_gb_poly_shared<LARGE_CLIP_THREADS> poly = {large_polygons + threadIdx.x};
+    kd_wait_prior();
+    const uint32_t count = *f.clip_count;
+    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
+        f.clip(f.clip_queue[q], poly);
+}
+
+// Levels of at least this many references queue their straddlers (H200:
+// the dragon's levels of about a million, 17% less clip-and-scatter time;
+// the bunny's of 70 to 90 thousand lost more to the launch than they won.
+// H100, from 500000 down to 200000: conference's levels of about 280
+// thousand 2% faster builds, crytek sponza's 1%, the others the same).
+#ifndef KD_GB_CLIP_QUEUE_MIN
+#define KD_GB_CLIP_QUEUE_MIN 200000u
+#endif
+
+kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
+                      kd_error *err)
+{
+    if (b->host) {
+        const uint32_t num_out = *f.split_total;
+        *f.next_large_max = 0;
+        for (uint32_t i = 0; i < f.zero_words + f.zero_state_words; i++)
+            f.zero_next(i);
+        kd_gb_poly_local poly;
+        for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
+            if (f.file(j))
+                f.clip(j, poly);
+        for (uint32_t i = 0; i < num_in; i++)
+            f.copy_leaf(i);
+        return KD_OK;
+    }
+    const uint32_t threads = f.max_out + num_in, blocks = (threads + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
+    if (num_in < KD_GB_CLIP_QUEUE_MIN)
+        return kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<false>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
+                          "scattering references");
+    KD_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
+                         "scattering references"));
+    return kd_gb_cuda(err,
+                      kd_launch_dependent(large_clip_kernel, clip_blocks, LARGE_CLIP_THREADS,
+                                          KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS), b->stream, f),
+                      "clipping straddling references");
+}
+
+enum { BIN_THREADS = 256, BIN_ITEMS = 2, BIN_TILE = BIN_THREADS * BIN_ITEMS };
+enum { BIN_MAX_NODES = 16 };           // nodes a tile's shared counts may cover
+enum { BIN_SMEM_BYTES = 24 * 1024 };   // and the shared memory they may take
+
+// Binning with the counts of a tile's nodes kept in shared memory when they
+// fit (the top levels, where every reference would otherwise hit the same
+// few hundred counters, and the deep ones, a few nodes per tile), flushed
+// with one atomic per nonzero count; a tile over more nodes counts in
+// global memory directly.
+__global__ void __launch_bounds__(BIN_THREADS) bin_kernel(kd_gb_bin_refs f, uint32_t n, uint32_t max_nodes)
+{
+    kd_wait_prior();
+    extern __shared__ uint32_t tile_bins[];
+    uint32_t first = blockIdx.x * BIN_TILE;
+    uint32_t last = first + BIN_TILE < n ? first + BIN_TILE - 1 : n - 1;
+    uint32_t node = f.refs.seg[first], span = f.refs.seg[last] - node + 1; // references go in node order
+    if (span > max_nodes) {
+        for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
+            f(i);
+        return;
+    }
+    uint32_t num = span * 6u * (uint32_t)f.num_bins;
+    for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
+        tile_bins[j] = 0;
+    __syncthreads();
+    kd_gb_bin_refs local = f;
+    local.bins = tile_bins;
+    local.first_node = node;
+    for (uint32_t i = first + threadIdx.x; i <= last; i += BIN_THREADS)
+        local(i);
+    __syncthreads();
+    uint32_t *global_bins = f.bins + (size_t)node * 6u * (uint32_t)f.num_bins;
+    for (uint32_t j = threadIdx.x; j < num; j += BIN_THREADS)
+        if (tile_bins[j])
+            atomicAdd(&global_bins[j], tile_bins[j]);
+}
+
+// kd_gb_choose_chain's work with a warp per node (every lane runs the
+// chain, its values the same in all of them; lane 0 stores).
+__global__ void choose_sah_kernel(kd_gb_choose_chain g, uint32_t num_nodes)
+{
+    kd_wait_prior();
+    uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (k >= num_nodes)
+        return; // whole warps: the block size is a multiple of 32
+    kd_gb_large_node node = g.nodes[k];
+    kd_gb_chain chain;
+    const float *t = g.f.tight + 6 * (size_t)k;
+    const uint32_t *node_bins = g.f.bins + (size_t)k * 6 * g.f.num_bins;
+    const kd_gb_choose_sah &sah = g.f;
+    const kd_gb_split_choice c = g.chained(
+        k, &node, &chain, [&](const kd_gb_large_node &n) { return kd_gb_choose_sah_warp(sah, n, t, node_bins); });
+    if ((threadIdx.x & 31u) == 0)
+        g.store(k, c, chain, node);
+}
+
+kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_t num_nodes,
+                         kd_error *err)
+{
+    if (num_nodes == 0)
+        return KD_OK;
+    if (b->host)
+        return kd_gb_map(b, num_nodes, f, "choosing SAH splits", err);
+    enum { WARPS = 4 };
+    uint32_t blocks = (num_nodes + WARPS - 1) / WARPS;
+    return kd_gb_cuda(err, kd_launch_dependent(choose_sah_kernel, blocks, 32 * WARPS, 0, b->stream, f, num_nodes),
+                      "choosing SAH splits");
+}
+
+kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
+{
+    if (n == 0)
+        return KD_OK;
+    if (b->host)
+        return kd_gb_map(b, n, f, "binning references", err);
+    uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
+    size_t node_bytes = 6 * (size_t)f.num_bins * sizeof(uint32_t);
+    size_t fit = BIN_SMEM_BYTES / node_bytes;
+    uint32_t max_nodes = fit < (size_t)BIN_MAX_NODES ? (uint32_t)fit : (uint32_t)BIN_MAX_NODES;
+    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, max_nodes * node_bytes, b->stream,
+                                               f, n, max_nodes),
+                      "binning references");
+}
+
+} // namespace
+
+kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    const kd_gpu_build_options *o = s->opts;
+    uint32_t threshold = (uint32_t)o->small_node_threshold;
+    uint32_t num_nodes = s->num_tris > threshold ? 1 : 0;
+    uint32_t num_refs = num_nodes ? s->num_tris : 0;
+    uint32_t largest = num_refs; // references of the level's largest node
+    int refs_cur = KD_GB_REFS_A, refs_next = KD_GB_REFS_A2;
+    int nodes_cur = KD_GB_LNODES_A, nodes_next = KD_GB_LNODES_B;
+    // A safety net under the per-node allowance (which already keeps every
+    // level within it): never more references in flight than the budget.
+    double budget = (double)o->max_refs_per_triangle * (double)s->num_tris;
+    if (budget < KD_GB_MIN_ALLOWANCE)
+        budget = KD_GB_MIN_ALLOWANCE;
+    int num_bins = o->sah_bins;
+    uint32_t clip_blocks = 0;
+    if (!b->host)
+        KD_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &clip_blocks, err,
+                                        KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
+
+    const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
+    // What the last level's scatter zeroed for the next one (the arrays,
+    // and the nodes they then had room for).
+    struct {
+        const uint32_t *bins, *states;
+        uint32_t nodes;
+    } zeroed = {NULL, NULL, 0};
+
+    for (uint32_t depth = 0; num_nodes > 0; depth++) {
+        // Room for the level: a split at most doubles the references.
+        size_t max_out = 2 * (size_t)num_refs;
+        if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || max_out + num_refs > 0xffffffffull)
+            return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
+        int force_leaf = (double)(max_out + s->num_small_refs + s->num_leaf_refs) > budget;
+        // A level of many nodes, none too large for one warp, goes to the
+        // medium stage, which carries each one's subtree down to small roots
+        // without the host.
+        if (o->medium_min_nodes > 0 && num_nodes >= (uint32_t)o->medium_min_nodes &&
+            largest <= (uint32_t)o->medium_max_refs && !force_leaf)
+            return kd_gb_stage_medium(b, s, refs_cur, nodes_cur, num_nodes, num_refs, err);
+        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 1, 0, err));
+        KD_TRY(kd_gb_ensure_refs(b, refs_next, max_out, 1, 0, err));
+        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + max_out, 0, 1, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, num_refs, 0, err));
+        if (num_refs >= KD_GB_CLIP_QUEUE_MIN)
+            KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * max_out, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + num_refs), 1, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_TIGHT, 24 * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_CHOICE, sizeof(kd_gb_split_choice) * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_LCOUNT, 4 * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_RCOUNT, 4 * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_ROUTE, sizeof(kd_gb_route) * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, nodes_next, sizeof(kd_gb_large_node) * 2 * (size_t)num_nodes, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS,
+                               sizeof(kd_gb_small_root) * ((size_t)s->num_small_roots + 2 * num_nodes), 1, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_POOL,
+                               sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * (size_t)num_nodes),
+                               1, err));
+        const int sah = o->large_split == KD_LARGE_SPLIT_SAH; // the median split chains no cuts
+        // The bins, then a sanity flag per node; the chains. Room for the
+        // next level's too (at most two nodes for each of this level's),
+        // which this level's scatter zeroes on the device.
+        const size_t node_words = 6 * (size_t)num_bins + 1;
+        if (sah) {
+            KD_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * 2 * (size_t)num_nodes * node_words, 0, err));
+            KD_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 0, err));
+        }
+
+        kd_gb_refs level = kd_gb_ref_set(b, refs_cur);
+        kd_gb_refs split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
+        kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_cur); // chain ends written by the choice
+        float *tight = kd_gb_ptr<float>(b, KD_GB_TIGHT);
+        kd_gb_split_choice *choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
+        kd_gb_chain *chains = sah ? kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS) : NULL;
+        uint8_t *sides = kd_gb_ptr<uint8_t>(b, KD_GB_SIDES);
+        kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+
+        // Node bounds.
+        kd_gb_reduce_timer_begin(b, o->profile);
+        KD_TRY(kd_gb_segmented_bounds(b, o->reduce_variant, &level, num_refs, num_nodes, tight, err));
+        kd_gb_reduce_timer_end(b, o->profile);
+        if (s->profile)
+            s->profile->num_reduce_calls++;
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOUNDS);
+
+        // Splits. The level's bins and the bookkeeping's look-back words
+        // are zeroed together.
+        uint32_t *bk_states = NULL;
+        size_t bk_state_bytes = 0;
+        KD_TRY(bookkeep_states(b, num_nodes, 2 * num_nodes, &bk_states, &bk_state_bytes, err));
+        uint32_t *bins = sah ? kd_gb_ptr<uint32_t>(b, KD_GB_BINS) : NULL;
+        if (sah) {
+            uint32_t *insane = bins + (size_t)num_nodes * 6 * num_bins;
+            // Zeroed by the level before's scatter where the arrays are
+            // the ones it zeroed (and held as much as this level needs).
+            if (!(zeroed.bins == bins && zeroed.states == bk_states && zeroed.nodes >= num_nodes))
+                KD_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * node_words, bk_states, bk_state_bytes, err));
+            kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0, insane};
+            KD_TRY(run_binning(b, bin, num_refs, err));
+            kd_gb_choose_chain choose;
+            choose.f = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf, o->empty_space_ratio};
+            choose.nodes = nodes;
+            choose.chains = chains;
+            choose.insane = insane;
+            choose.pp = pp;
+            KD_TRY(run_choose_sah(b, choose, num_nodes, err));
+        } else {
+            KD_TRY(kd_gb_memset(b, bk_states, 0, bk_state_bytes, err));
+            kd_gb_choose_median choose = {nodes, tight, choice, s->max_depth, force_leaf,
+                                          o->empty_space_ratio};
+            KD_TRY(kd_gb_map(b, num_nodes, choose, "choosing median splits", err));
+        }
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CHOOSE);
+        kd_gb_classify classify = {level, choice, sides};
+        KD_TRY(kd_gb_map(b, num_refs, classify, "classifying references", err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CLASSIFY);
+
+        // Split-by-side addressing of the references.
+        uint32_t *left_counts = kd_gb_ptr<uint32_t>(b, KD_GB_LCOUNT);
+        uint32_t *right_counts = kd_gb_ptr<uint32_t>(b, KD_GB_RCOUNT);
+        KD_TRY(kd_gb_split(b, &level, sides, num_refs, num_nodes, &split_out, left_counts,
+                              right_counts, NULL, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SPLIT);
+
+        // Plan every node and compact the next level.
+        bookkeep bk;
+        bk.nodes = nodes;
+        bk.choice = choice;
+        bk.chains = chains; // NULL (the median split): a level per empty cut
+        bk.left_counts = left_counts;
+        bk.right_counts = right_counts;
+        bk.pp = pp;
+        bk.pool_base = s->pool_count;
+        bk.small_root_base = s->num_small_roots;
+        bk.small_ref_base = s->num_small_refs;
+        bk.leaf_ref_base = s->num_leaf_refs;
+        bk.routes = kd_gb_ptr<kd_gb_route>(b, KD_GB_ROUTE);
+        bk.next_nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_next);
+        bk.small_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+        bk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+        bk.scalars = scalars;
+        bk.largest = &scalars->next_large_max[depth & 1u];
+        KD_TRY(run_bookkeep(b, bk, num_nodes, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
+
+        // The counts go to the host while the scatter runs: it takes its
+        // size from the device and covers the most the split can write, so
+        // the host need not wait for it first. The copy is on a stream of
+        // its own, so that the scatter follows the bookkeeping at once (a
+        // copy between two kernels breaks their launches' overlap); the
+        // scatter writes nothing the host reads of it.
+        KD_TRY(kd_gb_read_scalars_aside(b, err));
+        scatter sc;
+        sc.routes = bk.routes;
+        sc.split_total = &scalars->split_total;
+        sc.max_out = (uint32_t)max_out;
+        sc.split_out = split_out;
+        sc.level = level;
+        sc.nodes = nodes;
+        sc.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
+        sc.next_large = kd_gb_ref_set(b, refs_next);
+        sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
+        sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+        sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
+        sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
+        sc.next_large_max = &scalars->next_large_max[(depth + 1) & 1u];
+        sc.zero_bins = bins;
+        sc.zero_states = bk_states;
+        sc.zero_words = 0;
+        sc.zero_state_words = 0;
+        zeroed.bins = zeroed.states = NULL;
+        // The bound's words (a level has at most twice this one's nodes):
+        // the next level's count is not known here. A count past 32 bits
+        // (bins for millions of nodes) leaves the next level to zero its own.
+        const uint32_t room = 2 * num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
+        const size_t room_words = (size_t)room * node_words,
+                     room_state_words = (size_t)NUM_Q * kd_lookback_state_bytes(room_tiles) / 4;
+        if (sah && room_words + room_state_words <= 0xffffffffu) {
+            sc.zero_words = (uint32_t)room_words;
+            sc.zero_state_words = (uint32_t)room_state_words;
+            zeroed.bins = bins;
+            zeroed.states = bk_states;
+            zeroed.nodes = room;
+        }
+        KD_TRY(run_scatter(b, sc, num_refs, clip_blocks, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
+        kd_gb_scalars counts;
+        KD_TRY(kd_gb_read_scalars_end(b, &counts, err));
+        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_READBACK);
+        if (s->profile) {
+            s->profile->num_host_syncs++;
+            s->profile->num_large_levels++;
+            s->profile->num_large_cuts += counts.new_large_cuts;
+            if (num_refs > s->profile->max_large_refs)
+                s->profile->max_large_refs = num_refs;
+        }
+        if (counts.split_total > max_out)
+            return kd_error_set(err, KD_ERR_INVALID, "GPU build: the split wrote %u references, "
+                              "more than the %zu it can", counts.split_total, max_out);
+
+        s->pool_count += counts.new_pool_nodes;
+        if (s->num_small_roots == 0 && counts.new_small_roots > 0)
+            s->min_small_depth = depth + 1; // a bound: chained empty cuts take roots deeper than the level
+        s->num_small_roots += counts.new_small_roots;
+        s->num_small_refs += counts.new_small_refs;
+        s->num_leaf_refs += counts.new_leaf_refs;
+        num_nodes = counts.next_large_nodes;
+        num_refs = counts.next_large_refs;
+        largest = counts.next_large_max[depth & 1u];
+        int t = refs_cur;
+        refs_cur = refs_next;
+        refs_next = t;
+        t = nodes_cur;
+        nodes_cur = nodes_next;
+        nodes_next = t;
+    }
+    return KD_OK;
+}

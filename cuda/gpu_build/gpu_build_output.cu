@@ -1,0 +1,499 @@
+// Output: the node pool (every node once, in no particular order) becomes
+// the shared tree format, depth-first with the below child next.
+//  1. Subtree sizes (nodes and leaf references), bottom up. The small
+//     stage's nodes (most of the tree) a wave at a time from the last, each
+//     summing its children's, which lie in the next wave: plain loads, no
+//     atomics. Above them (and in the small waves before and after the
+//     large ones, where a launch per wave would cost more), every leaf and
+//     every small root walks towards the root; at each parent the first
+//     child to arrive stops and the second sums both. Each child adds its
+//     sizes and an arrival to one 64-bit word of the parent with one
+//     atomic, so the second learns its sibling's sizes from the atomic's
+//     old value: no other memory passes between them, and no fence is
+//     needed. (Walking up from every leaf of the whole tree cost the dragon
+//     0.9 ms of 64-bit atomics on an H100.) Whoever sums an interior node
+//     also keeps its below child's sizes at the node's own index, which is
+//     all the placement needs of them; and each slot's place word is zeroed
+//     by the thread that passes it here, so no launch of its own does.
+//  2. Each node's preorder address and first leaf reference, top-down: a
+//     below child sits right after its parent, an above child after the
+//     whole below subtree, and likewise for leaf references (the scan over
+//     subtree sizes, taken along the path). A parent publishes both of each
+//     child in one 64-bit word of the child's, which the child waits for
+//     (again no fence): it reads no record of its parent's. (A pass per
+//     small-stage wave instead, without waiting, was slower: the dragon's
+//     placement 1.06 -> 1.17 ms on an H100.)
+//  3. Each node writes itself (and a leaf its triangle indices) there.
+// The host waits once, after the placement (the placement does nothing
+// where the sizes pass found the pool corrupt): the node array is sized
+// from a bound (a node per pool slot), the leaf references from an estimate
+// that nearly always holds (a large-stage leaf reference or small-stage
+// member entry each: a small node that goes on has its own entries, but the
+// children a split makes leaves at once take none, and with straddlers can
+// hold more than their parent's). Where the leaves want more, the placement
+// has written nothing past the array and says so; the host grows the array
+// to the total, which the sizes pass has left, and places the tree again
+// (the array keeps its size for the builds after).
+#include "gpu_build_common.cuh"
+#include "lookback.cuh"
+
+namespace {
+
+__host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n)
+{
+    return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
+}
+
+// A subtree's sizes as one child adds them to its parent's word: an arrival
+// (bits 62-63), nodes (31 bits), leaf references (31 bits). Sizes saturate
+// at 2^31 - 1, far above the tree format's limit, which the host checks; two
+// children's sums may carry across fields, but the word is only ever read
+// with one child's sizes in it.
+enum : unsigned long long { SIZE_ARRIVAL = 1ull << 62, SIZE_FIELD = (1ull << 31) - 1ull };
+
+// A subtree's sizes: nodes and leaf references, loaded and stored together.
+struct subtree_size {
+    uint32_t nodes, refs;
+};
+
+__host__ __device__ __forceinline__ unsigned long long saturate_size(unsigned long long x)
+{
+    return x < SIZE_FIELD ? x : SIZE_FIELD;
+}
+
+// The walk up from node i, whose sizes are known (see the top of this
+// file), adding them to its ancestors' until a parent is waiting for its
+// other child. A path longer than the depth cap, a parent after its child
+// or one that does not name the node as a child: the pool is corrupt (the
+// placement would wait for a place no parent publishes, or for one
+// published after it).
+struct size_walk {
+    const kd_gb_pool_node *pool;
+    uint32_t num_nodes;
+    uint32_t max_depth;
+    uint32_t *broken;
+    subtree_size *sizes;
+    subtree_size *below;          // per interior node: its below child's sizes
+    unsigned long long *arrivals; // per node: what its first child added
+    unsigned long long *places;   // per node: zeroed here for the placement
+
+    // Stops below pool id `stop` (a parent there is summed otherwise). Each
+    // step loads the next parent's record before its atomic on this one,
+    // so that a level costs one wait, not two (the upper nodes' walk is a
+    // chain as long as the upper tree is deep).
+    __host__ __device__ void up(uint32_t x, unsigned long long nodes, unsigned long long refs,
+                                uint32_t stop = 0) const
+    {
+        uint32_t p = pool[x].parent;
+        kd_gb_pool_node rp = {};
+        if (p < num_nodes)
+            rp = pool[p];
+        for (uint32_t steps = 0; p != KD_GB_NONE; steps++) {
+            if (steps > max_depth || p >= num_nodes || p >= x || rp.kind >= 3 || (rp.a != x && rp.b != x)) {
+                *broken = 1;
+                return;
+            }
+            if (p < stop)
+                return;
+            const uint32_t g = rp.parent;
+            kd_gb_pool_node rg = {};
+            if (g < num_nodes)
+                rg = pool[g];
+            const unsigned long long mine = SIZE_ARRIVAL | nodes << 31 | refs;
+#if defined(__CUDA_ARCH__)
+            const unsigned long long old = atomicAdd(&arrivals[p], mine);
+#else
+            const unsigned long long old = arrivals[p];
+            arrivals[p] += mine;
+#endif
+            if (old == 0)
+                return; // the sibling is not done; it will sum the parent
+            const subtree_size sibling = {(uint32_t)((old >> 31) & SIZE_FIELD), (uint32_t)(old & SIZE_FIELD)};
+            below[p] = rp.a == x ? subtree_size{(uint32_t)nodes, (uint32_t)refs} : sibling;
+            nodes = saturate_size(1 + nodes + sibling.nodes);
+            refs = saturate_size(refs + sibling.refs);
+            sizes[p] = {(uint32_t)nodes, (uint32_t)refs};
+            x = p;
+            p = g;
+            rp = rg;
+        }
+    }
+
+    // A node's sizes from its own record (a leaf) or its children's (which
+    // must lie in [lo, hi), where their sizes are known); 0 where the pool
+    // is corrupt.
+    __host__ __device__ int own(uint32_t i, const kd_gb_pool_node &node, uint32_t lo, uint32_t hi,
+                                unsigned long long *nodes, unsigned long long *refs) const
+    {
+        if (node.kind >= 3) {
+            *nodes = 1;
+            *refs = saturate_size(leaf_count(node));
+        } else {
+            if (node.a < lo || node.a >= hi || node.b < lo || node.b >= hi) {
+                *broken = 1;
+                return 0;
+            }
+            const subtree_size a = sizes[node.a], b = sizes[node.b];
+            *nodes = saturate_size(1ull + a.nodes + b.nodes);
+            *refs = saturate_size((unsigned long long)a.refs + b.refs);
+            below[i] = a;
+        }
+        sizes[i] = {(uint32_t)*nodes, (uint32_t)*refs};
+        return 1;
+    }
+
+    // Starts a walk at node i where its sizes are known: a leaf, or an
+    // interior node whose children lie in [lo, hi). Others (dead, or summed
+    // on the way up) start none.
+    __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
+    {
+        const kd_gb_pool_node node = pool[i];
+        if (node.kind == KD_GB_POOL_DEAD || (node.kind < 3 && (node.a < lo || node.a >= hi)))
+            return;
+        unsigned long long nodes, refs;
+        if (own(i, node, lo, hi, &nodes, &refs))
+            up(i, nodes, refs, stop);
+    }
+};
+
+// The large and medium stages' nodes: every leaf walks up (interior nodes
+// are summed by the last child to arrive).
+struct upper_sizes {
+    size_walk walk;
+
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        walk.places[i] = 0;
+        walk.start(i, 0, 0);
+    }
+};
+
+// The small stage's nodes after its roots, a wave at a time from the last,
+// without atomics: a node's children lie in the next wave (pool ids [lo,
+// hi)), whose sizes are known. Each node checks that its parent names it,
+// so that the placement reaches it.
+struct wave_sizes {
+    size_walk walk;
+    uint32_t first; // pool id of the wave's first slot
+    uint32_t lo, hi;
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        const uint32_t i = first + k;
+        walk.places[i] = 0;
+        const kd_gb_pool_node node = walk.pool[i];
+        if (node.kind == KD_GB_POOL_DEAD)
+            return;
+        const uint32_t p = node.parent;
+        if (p == KD_GB_NONE || p >= i || walk.pool[p].kind >= 3 ||
+            (walk.pool[p].a != i && walk.pool[p].b != i)) {
+            *walk.broken = 1;
+            return;
+        }
+        unsigned long long nodes, refs;
+        walk.own(i, node, lo, hi, &nodes, &refs);
+    }
+};
+
+// Small-stage waves too small to be worth a pass each (pool ids from
+// `first`), walked up like the upper nodes: every leaf walks; an interior
+// node whose children lie in [lo, hi), the first wave with a pass of its
+// own, starts a walk with its sizes from theirs; the rest are summed on the
+// way. The waves after the last pass (tail) stop below their first node
+// (`stop`: what lies above is summed by the passes); those before the first
+// pass (head) walk on through the roots into the upper nodes.
+struct wave_walk {
+    size_walk walk;
+    uint32_t first;
+    uint32_t lo, hi, stop;
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        walk.places[first + k] = 0;
+        walk.start(first + k, lo, hi, stop);
+    }
+};
+
+// The small roots that split, when wave 1 has a pass (or is walked up to
+// them): sizes from their children (pool ids [lo, hi)), then a walk up into
+// the upper nodes; a root that stayed a leaf is one of the upper pass's
+// leaves.
+struct root_sizes {
+    size_walk walk;
+    const kd_gb_small_root *roots;
+    uint32_t lo, hi;
+
+    __host__ __device__ void operator()(uint32_t r) const
+    {
+        const uint32_t i = roots[r].pool_id;
+        const kd_gb_pool_node node = walk.pool[i];
+        if (node.kind >= 3)
+            return;
+        unsigned long long nodes, refs; // children outside [lo, hi): the pool is corrupt
+        if (walk.own(i, node, lo, hi, &nodes, &refs))
+            walk.up(i, nodes, refs);
+    }
+};
+
+struct total_refs {
+    const subtree_size *sizes;
+    kd_gb_scalars *scalars;
+
+    __host__ __device__ void operator()(uint32_t) const
+    {
+        scalars->total_leaf_refs = sizes[0].refs;
+        scalars->total_nodes = sizes[0].nodes;
+    }
+};
+
+// Steps 2 and 3: a thread per pool slot, top-down. A parent's pool id is
+// always below its children's (slots are only ever appended, and a child's
+// after its parent's), so thread i waits for the place its parent gives it
+// and gives its own children theirs: one step per node where a walk to the
+// root would take one per level. A place is one word, (address + 1) << 32 |
+// first leaf reference, zero until published, read and written whole. The
+// child reads only its own word (its parent's record and its sibling's
+// sizes stay with the parent, which has them at hand). Blocks start in index
+// order, so the parent a thread waits on is running or done, and the wait
+// ends (the sizes pass has checked that every leaf's ancestors, and the
+// parent of every node in a wave with a pass of its own, come before and
+// name their children; where it found otherwise, nothing is placed); on the
+// host the slots simply go in order. A place past the output arrays (which
+// sound sizes never give) is not written and marks the pool corrupt (in a
+// flag of its own: the one read first must not change while threads wait),
+// and the children are still published, so that no wait is left.
+struct place_nodes {
+    const kd_gb_pool_node *pool;
+    const subtree_size *below;
+    unsigned long long *placed;    // per node: its place, zero until published
+    const uint32_t *leaf_refs;     // large-stage leaves
+    const kd_gb_small_root *roots; // small-stage leaves name their root...
+    const uint32_t *small_tris;    // ...whose references' triangles are here
+    kd_node *nodes;
+    uint32_t *leaf_out;
+    uint32_t node_capacity, leaf_capacity;
+    const uint32_t *broken; // by the sizes pass
+    uint32_t *fault;        // by this one
+
+    __host__ __device__ void publish(uint32_t i, uint32_t at, uint32_t ref) const
+    {
+        // A place past the array (a corrupt pool) goes on as the array's
+        // end, where the child faults: never as a zero word it would wait
+        // on for ever.
+        at = at < node_capacity ? at : node_capacity;
+        const unsigned long long word = (unsigned long long)(at + 1u) << 32 | ref;
+#if defined(__CUDA_ARCH__)
+        kd_store_relaxed_u64(reinterpret_cast<uint64_t *>(&placed[i]), word);
+#else
+        placed[i] = word;
+#endif
+    }
+
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        if (*broken)
+            return; // the sizes are not to be trusted: a wait might not end
+        const kd_gb_pool_node node = pool[i];
+        if (node.kind == KD_GB_POOL_DEAD)
+            return; // no node names it
+        // What the node needs besides its place, loaded before it waits for
+        // that, so that the loads overlap the wait (ncu on the dragon's
+        // placement: most of the stalls were on these loads after it).
+        subtree_size under = {0, 0};
+        uint32_t first = 0;
+        if (node.kind < 3)
+            under = below[i];
+        else if (node.kind != KD_GB_POOL_LEAF_LIST)
+            first = roots[node.a].ref_start;
+        uint32_t at = 0, ref = 0;
+        if (node.parent != KD_GB_NONE) {
+            unsigned long long word = 0;
+#if defined(__CUDA_ARCH__)
+            while ((word = kd_load_relaxed_u64(reinterpret_cast<const uint64_t *>(&placed[i]))) == 0ull) {
+            }
+#else
+            word = placed[i];
+#endif
+            at = (uint32_t)(word >> 32) - 1u;
+            ref = (uint32_t)word;
+        }
+        if (node.kind < 3) {
+            // The below child right after this node, the above one after
+            // the whole below subtree.
+            publish(node.a, at + 1u, ref);
+            publish(node.b, at + 1u + under.nodes, ref + under.refs);
+            if (at < node_capacity)
+                nodes[at] = kd_make_interior((int)node.kind, node.split, at + 1u + under.nodes);
+            else
+                *fault = 1;
+            return;
+        }
+        uint32_t count = leaf_count(node);
+        if (at >= node_capacity || ref > leaf_capacity || count > leaf_capacity - ref) {
+            *fault = 1;
+            return;
+        }
+        nodes[at] = kd_make_leaf(ref, count);
+        if (node.kind == KD_GB_POOL_LEAF_LIST) {
+            for (uint32_t j = 0; j < count; j++)
+                leaf_out[ref + j] = leaf_refs[node.a + j];
+            return;
+        }
+        // The members' triangles four loads at a time, then their stores
+        // (a load and its store one after the other waited out each load).
+        unsigned long long m = node.mask;
+        for (uint32_t j = 0; m; j += 4u) {
+            uint32_t tri[4], got = 0;
+            for (int k = 0; k < 4; k++) {
+                if (m) {
+                    tri[k] = small_tris[first + kd_gb_ctz64(m)];
+                    m &= m - 1ull;
+                    got++;
+                }
+            }
+            for (uint32_t k = 0; k < 4u; k++)
+                if (k < got)
+                    leaf_out[ref + j + k] = tri[k];
+        }
+    }
+};
+
+// A small-stage wave of fewer slots than this is walked up rather than given
+// a pass: a pass costs a launch (a few us), a walk about 0.06 ns more per
+// node in atomics (H100).
+enum : uint32_t { KD_GB_WAVE_PASS_MIN = 1u << 16 };
+
+} // namespace
+
+kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
+    // A node per pool slot; leaf references as estimated (see the top of
+    // this file), or as many as an earlier build's array holds.
+    size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
+    if (est_leaf_refs > KD_NODE_MAX_COUNT)
+        est_leaf_refs = KD_NODE_MAX_COUNT;
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * (size_t)num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * (size_t)num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * ((size_t)num_nodes + 1), 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
+    // The large stage may have made no leaf list, the small stage no root.
+    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
+
+    unsigned long long *arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_ARRIVALS);
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    size_walk walk;
+    walk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    walk.sizes = kd_gb_ptr<subtree_size>(b, KD_GB_O_SIZES);
+    walk.below = kd_gb_ptr<subtree_size>(b, KD_GB_O_BELOW);
+    walk.arrivals = arrivals;
+    walk.places = kd_gb_ptr<unsigned long long>(b, KD_GB_O_PLACES);
+    walk.num_nodes = num_nodes;
+    walk.max_depth = (uint32_t)s->max_depth;
+    walk.broken = &scalars->broken_pool;
+    // The small stage's slots: wave w holds task slots [ends[w - 1], ends[w])
+    // (wave 0 the roots, whose pool ids are the upper stages'); task slot t
+    // past the roots is pool id small_pool_base + t - num_small_roots.
+    const uint32_t num_waves = s->num_small_waves, num_roots = s->num_small_roots;
+    const uint32_t upper_end = num_waves ? s->small_pool_base : num_nodes;
+    auto pool_id = [&](uint32_t slot) { return s->small_pool_base + (slot - num_roots); };
+    // Waves 1.. with at least KD_GB_WAVE_PASS_MIN slots get a pass each
+    // ([head, tail)); the small ones around them are walked up, a launch for
+    // each side (a pass costs a launch, a walk its atomics).
+    uint32_t head = 1, tail = 1; // no wave is large: one walk for them all
+    for (uint32_t w = 1; w < num_waves; w++) {
+        if (s->small_wave_ends[w] - s->small_wave_ends[w - 1] >= KD_GB_WAVE_PASS_MIN) {
+            head = tail == 1 ? w : head;
+            tail = w + 1;
+        }
+    }
+    auto wave_first = [&](uint32_t w) { return pool_id(w ? s->small_wave_ends[w - 1] : num_roots); };
+    auto wave_end = [&](uint32_t w) { return pool_id(s->small_wave_ends[w < num_waves ? w : num_waves - 1]); };
+    // Only a walk's parents take arrivals: those before the first wave with
+    // a pass and from the first walked after them (the passes' own slots,
+    // most of a large tree, are left as they are).
+    const uint32_t passes_begin = tail > head ? wave_first(head) : num_nodes;
+    const uint32_t passes_end = tail > head ? wave_first(tail) : num_nodes;
+    KD_TRY(kd_gb_zero2(b, reinterpret_cast<uint32_t *>(arrivals), 8 * (size_t)passes_begin,
+                          reinterpret_cast<uint32_t *>(arrivals + passes_end), 8 * (size_t)(num_nodes - passes_end), err));
+    if (num_waves > tail) {
+        wave_walk tw = {walk, wave_first(tail), 0, 0, wave_first(tail)};
+        KD_TRY(kd_gb_map(b, wave_end(num_waves - 1) - tw.first, tw, "subtree sizes (small waves, last)", err));
+    }
+    for (uint32_t w = tail; w-- > head;) {
+        wave_sizes ws = {walk, wave_first(w), wave_end(w), wave_end(w + 1)};
+        KD_TRY(kd_gb_map(b, wave_end(w) - ws.first, ws, "subtree sizes (small-stage wave)", err));
+    }
+    if (head > 1) {
+        wave_walk hw = {walk, wave_first(1), wave_end(head - 1), wave_end(head), 0};
+        KD_TRY(kd_gb_map(b, wave_end(head - 1) - hw.first, hw, "subtree sizes (small waves, first)", err));
+    } else if (num_waves) {
+        root_sizes rs = {walk, kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), wave_first(1), wave_end(1)};
+        KD_TRY(kd_gb_map(b, num_roots, rs, "subtree sizes (small roots)", err));
+    }
+    upper_sizes us = {walk};
+    KD_TRY(kd_gb_map(b, upper_end, us, "subtree sizes", err));
+
+    total_refs total = {walk.sizes, scalars};
+    KD_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
+
+    place_nodes w;
+    w.pool = walk.pool;
+    w.below = walk.below;
+    w.placed = walk.places;
+    w.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+    w.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);
+    w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
+    w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+    w.node_capacity = num_nodes;
+    const size_t leaf_room = b->buf[KD_GB_LEAF_OUT].bytes / 4 - 1;
+    w.leaf_capacity = leaf_room < KD_NODE_MAX_COUNT ? (uint32_t)leaf_room : (uint32_t)KD_NODE_MAX_COUNT;
+    w.broken = &scalars->broken_pool;
+    w.fault = &scalars->place_fault;
+    KD_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_PLACE);
+    // The build's last wait (the driver's own then finds the stream idle,
+    // and counts it).
+    kd_gb_scalars counts;
+    KD_TRY(kd_gb_read_scalars(b, &counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
+    if (counts.broken_pool)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
+    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
+                          "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
+                          (unsigned)KD_NODE_MAX_COUNT);
+    if (counts.place_fault && counts.total_leaf_refs > w.leaf_capacity) {
+        // The leaves want more than the estimate: again, with room for all.
+        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * ((size_t)counts.total_leaf_refs + 1), 0, err));
+        w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+        w.leaf_capacity = counts.total_leaf_refs;
+        KD_TRY(kd_gb_memset(b, w.placed, 0, 8 * (size_t)num_nodes, err));
+        KD_TRY(kd_gb_memset(b, &scalars->place_fault, 0, sizeof scalars->place_fault, err));
+        KD_TRY(kd_gb_map(b, num_nodes, w, "writing the tree again", err));
+        KD_TRY(kd_gb_read_scalars(b, &counts, err));
+        if (s->profile) {
+            s->profile->num_host_syncs++;
+            s->profile->num_output_retries++;
+        }
+    }
+    if (counts.place_fault)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
+
+    b->tree_nodes = counts.total_nodes;
+    b->tree_leaf_refs = counts.total_leaf_refs;
+    b->tree_max_depth = (uint32_t)s->max_depth;
+    for (int k = 0; k < 6; k++)
+        b->tree_box[k] = counts.scene_box[k] + 0.0f; // as the root's box: no -0
+    if (s->profile) {
+        s->profile->num_nodes = counts.total_nodes;
+        s->profile->num_leaf_refs = counts.total_leaf_refs;
+    }
+    return KD_OK;
+}
