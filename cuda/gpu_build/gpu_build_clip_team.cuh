@@ -20,7 +20,7 @@
 
 #include "gpu_build_geom.cuh"
 
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 
 enum { KD_GB_CLIP_TEAM = 16 };
 static_assert((int)KD_GB_CLIP_MAX <= (int)KD_GB_CLIP_TEAM, "a lane per point");

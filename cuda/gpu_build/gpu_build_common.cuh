@@ -2,6 +2,12 @@
 // context with its growable buffers, the records that flow between stages,
 // and the "map" launcher that runs a functor's per-element code either as a
 // CUDA kernel or, under host emulation, as a plain loop on the CPU.
+//
+// The stages' files are compiled twice: by nvcc into scankd_gpu_build (both
+// paths), and by the host compiler into scankd_gpu_build_host (the emulation
+// alone, no CUDA runtime: emulation/CMakeLists.txt). Device code stands
+// behind `#if KD_DEVICE_CODE`; a device path a stage takes goes through
+// KD_GB_ON_DEVICE, which the host compiler's build turns into an error.
 #ifndef KD_GPU_BUILD_COMMON_CUH
 #define KD_GPU_BUILD_COMMON_CUH
 
@@ -9,17 +15,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cuda_runtime.h>
+#include "host_device.h"
 
-#include "gpu_build_internal.h"
-#include "launch.cuh"
 #include "cuda_status.h"
+#include "gpu_build_internal.h"
 #include "kd_primitives.h"
 #include "kd_tree.h"
+#if KD_DEVICE_CODE
+#include "launch.cuh"
+#endif
 
 // ---- Errors ------------------------------------------------------------------
 // KD_OK for cudaSuccess, else a KD_ERR_CUDA naming what failed.
 kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what);
+
+// What a device path returns in the emulation library (never reached there:
+// its builders are all emulations).
+static inline kd_status kd_gb_no_device(kd_error *err)
+{
+    return kd_error_set(err, KD_ERR_NO_DEVICE, "GPU build: this library holds the host emulation only");
+}
+
+// `return call;` where the device path exists, the error above elsewhere.
+#if KD_DEVICE_CODE
+#define KD_GB_ON_DEVICE(call) return (call)
+#else
+#define KD_GB_ON_DEVICE(call) return kd_gb_no_device(err)
+#endif
 
 
 // ---- Records -----------------------------------------------------------------
@@ -306,6 +328,7 @@ kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *
 // ---- Map: one functor call per element ---------------------------------------
 enum { KD_GB_MAP_BLOCK = 256 };
 
+#if KD_DEVICE_CODE
 template <class F>
 __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) kd_gb_map_kernel(F f, uint32_t n)
 {
@@ -314,6 +337,14 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) kd_gb_map_kernel(F f, uint32_
     if (i < n)
         f(i);
 }
+
+template <class F>
+static kd_status kd_gb_map_device(kd_gpu_builder *b, uint32_t n, const F &f, const char *what, kd_error *err)
+{
+    uint32_t blocks = (n + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
+    return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
+}
+#endif
 
 template <class F>
 static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char *what,
@@ -326,10 +357,11 @@ static kd_status kd_gb_map(kd_gpu_builder *b, uint32_t n, const F &f, const char
             f(i);
         return KD_OK;
     }
-    uint32_t blocks = (n + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
-    return kd_gb_cuda(err, kd_launch_dependent(kd_gb_map_kernel<F>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, n), what);
+    (void)what;
+    KD_GB_ON_DEVICE(kd_gb_map_device(b, n, f, what, err));
 }
 
+#if KD_DEVICE_CODE
 // kd_resident_blocks with the builder's error report. A kernel launched
 // with smem bytes of dynamic shared memory is allowed that much first (CUDA
 // refuses launches past 48 KB without it).
@@ -342,6 +374,7 @@ static kd_status kd_gb_resident_blocks(Kernel kernel, int threads, uint32_t *blo
                              "dynamic shared memory (kernel attribute)"));
     return kd_gb_cuda(err, kd_resident_blocks(kernel, threads, blocks, smem), "resident blocks (occupancy query)");
 }
+#endif
 
 // Atomic add on the device; under emulation elements run one at a time.
 static __host__ __device__ __forceinline__ uint32_t kd_gb_atomic_add(uint32_t *p, uint32_t v)
@@ -403,7 +436,7 @@ static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned lon
     return pos;
 }
 
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 // The queue slot of each lane whose `wants` is set (at *count, which it
 // advances), in lane order, with one atomic per warp; KD_GB_NONE for the
 // others. The whole warp calls this.

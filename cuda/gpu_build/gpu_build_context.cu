@@ -6,12 +6,14 @@
 
 #include "gpu_build_common.cuh"
 
+#if KD_DEVICE_CODE
 kd_status kd_gb_cuda(kd_error *err, cudaError_t code, const char *what)
 {
     if (code == cudaSuccess)
         return KD_OK;
     return kd_cuda_fail(err, code, "GPU build", what);
 }
+#endif
 
 static double mib(size_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
@@ -21,6 +23,7 @@ static kd_status oom(kd_gpu_builder *b, size_t need_total, kd_error *err)
 {
     size_t avail = 0;
     int device_known = 0;
+#if KD_DEVICE_CODE
     if (!b->host) {
         size_t free_bytes = 0, total_bytes = 0;
         if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
@@ -30,6 +33,7 @@ static kd_status oom(kd_gpu_builder *b, size_t need_total, kd_error *err)
             (void)cudaGetLastError();
         }
     }
+#endif
     if (b->cap_bytes && (!device_known || b->cap_bytes < avail))
         return kd_error_set(err, KD_ERR_DEVICE_OOM,
                           "GPU build needs %.1f MiB of device memory, the device has %.1f MiB free "
@@ -41,6 +45,55 @@ static kd_status oom(kd_gpu_builder *b, size_t need_total, kd_error *err)
     return kd_error_set(err, KD_ERR_DEVICE_OOM,
                       "GPU build needs %.1f MiB of device memory, the device has %.1f MiB free",
                       mib(need_total), mib(avail));
+}
+
+// A buffer's new memory on the host (the emulation). What was not kept is
+// filled with a pattern, not left as it comes, so that the emulation's
+// tests find a word read before the builder set it (as cudaMalloc's memory
+// may hold anything).
+static kd_status host_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int keep, size_t others, void **fresh,
+                           kd_error *err)
+{
+    *fresh = malloc(want);
+    if (!*fresh)
+        return oom(b, others + want, err);
+    const size_t kept = keep ? buf->bytes : 0;
+    if (kept)
+        memcpy(*fresh, buf->ptr, kept);
+    memset((char *)*fresh + kept, 0xa5, want - kept);
+    free(buf->ptr);
+    return KD_OK;
+}
+
+// A buffer's new memory on the device, the old contents copied where kept.
+static kd_status device_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int keep, size_t others,
+                             void **fresh, kd_error *err)
+{
+#if KD_DEVICE_CODE
+    cudaError_t code = cudaMalloc(fresh, want);
+    if (code == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return oom(b, others + want, err);
+    }
+    KD_TRY(kd_gb_cuda(err, code, "cudaMalloc"));
+    if (keep && buf->bytes) {
+        code = cudaMemcpyAsync(*fresh, buf->ptr, buf->bytes, cudaMemcpyDeviceToDevice, b->stream);
+        if (code == cudaSuccess)
+            code = cudaStreamSynchronize(b->stream);
+        if (code != cudaSuccess) {
+            cudaFree(*fresh);
+            return kd_gb_cuda(err, code, "growing a buffer");
+        }
+    }
+    if (buf->ptr) {
+        // Work still queued may use the old buffer (a scratch array).
+        KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "growing a buffer"));
+        KD_TRY(kd_gb_cuda(err, cudaFree(buf->ptr), "cudaFree"));
+    }
+    return KD_OK;
+#else
+    return kd_gb_no_device(err);
+#endif
 }
 
 kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err)
@@ -59,40 +112,10 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
         return oom(b, others + want, err);
 
     void *fresh = NULL;
-    if (b->host) {
-        fresh = malloc(want);
-        if (!fresh)
-            return oom(b, others + want, err);
-        // What was not kept is filled with a pattern, not left as it comes,
-        // so that the emulation's tests find a word read before the
-        // builder set it (as cudaMalloc's memory may hold anything).
-        const size_t kept = keep ? buf->bytes : 0;
-        if (kept)
-            memcpy(fresh, buf->ptr, kept);
-        memset((char *)fresh + kept, 0xa5, want - kept);
-        free(buf->ptr);
-    } else {
-        cudaError_t code = cudaMalloc(&fresh, want);
-        if (code == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
-            return oom(b, others + want, err);
-        }
-        KD_TRY(kd_gb_cuda(err, code, "cudaMalloc"));
-        if (keep && buf->bytes) {
-            code = cudaMemcpyAsync(fresh, buf->ptr, buf->bytes, cudaMemcpyDeviceToDevice, b->stream);
-            if (code == cudaSuccess)
-                code = cudaStreamSynchronize(b->stream);
-            if (code != cudaSuccess) {
-                cudaFree(fresh);
-                return kd_gb_cuda(err, code, "growing a buffer");
-            }
-        }
-        if (buf->ptr) {
-            // Work still queued may use the old buffer (a scratch array).
-            KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "growing a buffer"));
-            KD_TRY(kd_gb_cuda(err, cudaFree(buf->ptr), "cudaFree"));
-        }
-    }
+    if (b->host)
+        KD_TRY(host_grow(b, buf, want, keep, others, &fresh, err));
+    else
+        KD_TRY(device_grow(b, buf, want, keep, others, &fresh, err));
     buf->ptr = fresh;
     b->bytes_held = others + want;
     buf->bytes = want;
@@ -124,28 +147,46 @@ kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int w
     return KD_OK;
 }
 
+#if KD_DEVICE_CODE
+// The scalars' copy to the host on `stream`, its end recorded.
+static kd_status copy_scalars(kd_gpu_builder *b, cudaStream_t stream, kd_error *err)
+{
+    KD_TRY(kd_gb_cuda(err,
+                      cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
+                                      sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, stream),
+                      "reading back counts"));
+    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, stream), "cudaEventRecord");
+}
+
+// The same on the copy stream, once the work queued so far is done.
+static kd_status copy_scalars_aside(kd_gpu_builder *b, kd_error *err)
+{
+    KD_TRY(kd_gb_cuda(err, cudaEventRecord(b->level_done, b->stream), "cudaEventRecord"));
+    KD_TRY(kd_gb_cuda(err, cudaStreamWaitEvent(b->copy_stream, b->level_done, 0), "cudaStreamWaitEvent"));
+    return copy_scalars(b, b->copy_stream, err);
+}
+
+static kd_status wait_scalars(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
+{
+    // The copy's event, not the stream: kernels queued after the copy run on.
+    KD_TRY(kd_gb_cuda(err, cudaEventSynchronize(b->counts_ready), "GPU build kernels"));
+    *out = *b->h_scalars;
+    return KD_OK;
+}
+#endif
+
 kd_status kd_gb_read_scalars_begin(kd_gpu_builder *b, kd_error *err)
 {
     if (b->host)
         return KD_OK;
-    KD_TRY(kd_gb_cuda(err,
-                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
-                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->stream),
-                         "reading back counts"));
-    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->stream), "cudaEventRecord");
+    KD_GB_ON_DEVICE(copy_scalars(b, b->stream, err));
 }
 
 kd_status kd_gb_read_scalars_aside(kd_gpu_builder *b, kd_error *err)
 {
     if (b->host)
         return KD_OK;
-    KD_TRY(kd_gb_cuda(err, cudaEventRecord(b->level_done, b->stream), "cudaEventRecord"));
-    KD_TRY(kd_gb_cuda(err, cudaStreamWaitEvent(b->copy_stream, b->level_done, 0), "cudaStreamWaitEvent"));
-    KD_TRY(kd_gb_cuda(err,
-                         cudaMemcpyAsync(b->h_scalars, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS),
-                                         sizeof(kd_gb_scalars), cudaMemcpyDeviceToHost, b->copy_stream),
-                         "reading back counts"));
-    return kd_gb_cuda(err, cudaEventRecord(b->counts_ready, b->copy_stream), "cudaEventRecord");
+    KD_GB_ON_DEVICE(copy_scalars_aside(b, err));
 }
 
 // The mesh's faults the preprocess found, reported at the first read-back
@@ -164,13 +205,12 @@ static kd_status check_mesh_faults(const kd_gpu_builder *b, const kd_gb_scalars 
 
 kd_status kd_gb_read_scalars_end(kd_gpu_builder *b, kd_gb_scalars *out, kd_error *err)
 {
-    if (b->host) {
+    if (b->host)
         *out = *kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-        return check_mesh_faults(b, out, err);
-    }
-    // The copy's event, not the stream: kernels queued after the copy run on.
-    KD_TRY(kd_gb_cuda(err, cudaEventSynchronize(b->counts_ready), "GPU build kernels"));
-    *out = *b->h_scalars;
+#if KD_DEVICE_CODE
+    else
+        KD_TRY(wait_scalars(b, out, err));
+#endif
     return check_mesh_faults(b, out, err);
 }
 
@@ -208,7 +248,7 @@ kd_status kd_gb_memset(kd_gpu_builder *b, void *ptr, int value, size_t bytes, kd
         // so the kernels on either side keep overlapping their launches.
         return kd_gb_zero2(b, (uint32_t *)ptr, bytes, NULL, 0, err);
     }
-    return kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync");
+    KD_GB_ON_DEVICE(kd_gb_cuda(err, cudaMemsetAsync(ptr, value, bytes, b->stream), "cudaMemsetAsync"));
 }
 
 kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *p1, size_t bytes1,
@@ -224,36 +264,76 @@ kd_status kd_gb_zero2(kd_gpu_builder *b, uint32_t *p0, size_t bytes0, uint32_t *
     return kd_gb_map(b, (uint32_t)(n0 + n1), zero, "zeroing", err);
 }
 
+#if KD_DEVICE_CODE
+// The device builder's streams, events and pinned scalars.
+static kd_status device_create(kd_gpu_builder *b, kd_error *err)
+{
+    KD_TRY(kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking), "cudaStreamCreate"));
+    KD_TRY(kd_gb_cuda(err, cudaMallocHost((void **)&b->h_scalars, sizeof(kd_gb_scalars)), "cudaMallocHost"));
+    KD_TRY(kd_gb_cuda(err, cudaEventCreateWithFlags(&b->counts_ready, cudaEventDisableTiming), "cudaEventCreate"));
+    KD_TRY(kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->copy_stream, cudaStreamNonBlocking), "cudaStreamCreate"));
+    return kd_gb_cuda(err, cudaEventCreateWithFlags(&b->level_done, cudaEventDisableTiming), "cudaEventCreate");
+}
+
+static void device_destroy(kd_gpu_builder *b)
+{
+    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
+        if (b->buf[i].ptr)
+            cudaFree(b->buf[i].ptr);
+    if (b->events_made) {
+        for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
+            cudaEventDestroy(b->stage_ev[i]);
+        for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
+            cudaEventDestroy(b->reduce_ev[i]);
+        for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
+            cudaEventDestroy(b->step_ev[i]);
+    }
+    if (b->h_scalars)
+        cudaFreeHost(b->h_scalars);
+    if (b->counts_ready)
+        cudaEventDestroy(b->counts_ready);
+    if (b->level_done)
+        cudaEventDestroy(b->level_done);
+    if (b->copy_stream)
+        cudaStreamDestroy(b->copy_stream);
+    if (b->stream)
+        cudaStreamDestroy(b->stream);
+}
+
+// A copy between host and device memory on the builder's stream, waited for.
+static kd_status device_copy(kd_gpu_builder *b, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                             const char *what, kd_error *err)
+{
+    if (bytes)
+        KD_TRY(kd_gb_cuda(err, cudaMemcpyAsync(dst, src, bytes, kind, b->stream), what));
+    return kd_gb_cuda(err, cudaStreamSynchronize(b->stream), what);
+}
+#endif
+
 // ---- Public: lifetime, mesh, tree -------------------------------------------
 extern "C" kd_status kd_gpu_builder_create(kd_gpu_builder **out, int host_emulation, kd_error *err)
 {
     *out = NULL;
+#if KD_DEVICE_CODE
     if (!host_emulation && kd_cuda_device_count() == 0)
         return kd_error_set(err, KD_ERR_NO_DEVICE, "GPU build: no CUDA device");
+#else
+    if (!host_emulation)
+        return kd_gb_no_device(err);
+#endif
     kd_gpu_builder *b = (kd_gpu_builder *)calloc(1, sizeof *b);
     if (!b)
         return kd_error_set(err, KD_ERR_NOMEM, "GPU build: out of host memory");
     b->host = host_emulation != 0;
+#if KD_DEVICE_CODE
     if (!b->host) {
-        kd_status st = kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
-                                  "cudaStreamCreate");
-        if (st == KD_OK)
-            st = kd_gb_cuda(err, cudaMallocHost((void **)&b->h_scalars, sizeof(kd_gb_scalars)),
-                            "cudaMallocHost");
-        if (st == KD_OK)
-            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->counts_ready, cudaEventDisableTiming),
-                            "cudaEventCreate");
-        if (st == KD_OK)
-            st = kd_gb_cuda(err, cudaStreamCreateWithFlags(&b->copy_stream, cudaStreamNonBlocking),
-                            "cudaStreamCreate");
-        if (st == KD_OK)
-            st = kd_gb_cuda(err, cudaEventCreateWithFlags(&b->level_done, cudaEventDisableTiming),
-                            "cudaEventCreate");
+        const kd_status st = device_create(b, err);
         if (st != KD_OK) {
             kd_gpu_builder_destroy(b);
             return st;
         }
     }
+#endif
     *out = b;
     return KD_OK;
 }
@@ -262,31 +342,13 @@ extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
 {
     if (!b)
         return;
-    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++) {
-        if (b->host)
+    if (b->host) {
+        for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
             free(b->buf[i].ptr);
-        else if (b->buf[i].ptr)
-            cudaFree(b->buf[i].ptr);
-    }
-    if (!b->host) {
-        if (b->events_made) {
-            for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
-                cudaEventDestroy(b->stage_ev[i]);
-            for (int i = 0; i < 2 * KD_GB_MAX_TIMED; i++)
-                cudaEventDestroy(b->reduce_ev[i]);
-            for (int i = 0; i < KD_GB_MAX_STEP_MARKS; i++)
-                cudaEventDestroy(b->step_ev[i]);
-        }
-        if (b->h_scalars)
-            cudaFreeHost(b->h_scalars);
-        if (b->counts_ready)
-            cudaEventDestroy(b->counts_ready);
-        if (b->level_done)
-            cudaEventDestroy(b->level_done);
-        if (b->copy_stream)
-            cudaStreamDestroy(b->copy_stream);
-        if (b->stream)
-            cudaStreamDestroy(b->stream);
+    } else {
+#if KD_DEVICE_CODE
+        device_destroy(b);
+#endif
     }
     free(b);
 }
@@ -305,17 +367,12 @@ extern "C" kd_status kd_gpu_builder_set_mesh(kd_gpu_builder *b, const kd_mesh *m
         if (idx_bytes)
             memcpy(b->buf[KD_GB_MESH_IDX].ptr, mesh->indices, idx_bytes);
     } else {
-        if (pos_bytes)
-            KD_TRY(kd_gb_cuda(err,
-                                 cudaMemcpyAsync(b->buf[KD_GB_MESH_POS].ptr, mesh->positions,
-                                                 pos_bytes, cudaMemcpyHostToDevice, b->stream),
-                                 "uploading vertices"));
-        if (idx_bytes)
-            KD_TRY(kd_gb_cuda(err,
-                                 cudaMemcpyAsync(b->buf[KD_GB_MESH_IDX].ptr, mesh->indices,
-                                                 idx_bytes, cudaMemcpyHostToDevice, b->stream),
-                                 "uploading triangles"));
-        KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "uploading the mesh"));
+#if KD_DEVICE_CODE
+        KD_TRY(device_copy(b, b->buf[KD_GB_MESH_POS].ptr, mesh->positions, pos_bytes, cudaMemcpyHostToDevice,
+                           "uploading vertices", err));
+        KD_TRY(device_copy(b, b->buf[KD_GB_MESH_IDX].ptr, mesh->indices, idx_bytes, cudaMemcpyHostToDevice,
+                           "uploading triangles", err));
+#endif
     }
     return kd_gpu_builder_set_device_mesh(b, kd_gb_ptr<float>(b, KD_GB_MESH_POS),
                                           kd_gb_ptr<uint32_t>(b, KD_GB_MESH_IDX),
@@ -388,15 +445,12 @@ extern "C" kd_status kd_gpu_builder_download(kd_gpu_builder *b, kd_tree *tree, k
         memcpy(nodes, view.nodes, node_bytes);
         memcpy(leaves, view.leaf_indices, leaf_bytes);
     } else {
-        st = kd_gb_cuda(err, cudaMemcpyAsync(nodes, view.nodes, node_bytes, cudaMemcpyDeviceToHost,
-                                             b->stream),
-                        "downloading the tree");
-        if (st == KD_OK && leaf_bytes)
-            st = kd_gb_cuda(err, cudaMemcpyAsync(leaves, view.leaf_indices, leaf_bytes,
-                                                 cudaMemcpyDeviceToHost, b->stream),
-                            "downloading the tree");
+#if KD_DEVICE_CODE
+        st = device_copy(b, nodes, view.nodes, node_bytes, cudaMemcpyDeviceToHost, "downloading the tree", err);
         if (st == KD_OK)
-            st = kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "downloading the tree");
+            st = device_copy(b, leaves, view.leaf_indices, leaf_bytes, cudaMemcpyDeviceToHost,
+                             "downloading the tree", err);
+#endif
     }
     if (st != KD_OK) {
         free(nodes);

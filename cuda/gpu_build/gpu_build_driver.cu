@@ -1,6 +1,7 @@
 // The GPU build from the device mesh to the finished device tree: the four
 // stages in order, with the memory cap, the timing and the profile.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,14 +22,17 @@ static void release_scratch(kd_gpu_builder *b)
             continue;
         if (b->host)
             free(b->buf[i].ptr);
+#if KD_DEVICE_CODE
         else
             cudaFree(b->buf[i].ptr);
+#endif
         b->bytes_held -= b->buf[i].bytes;
         b->buf[i].ptr = NULL;
         b->buf[i].bytes = 0;
     }
 }
 
+#if KD_DEVICE_CODE
 static kd_status make_events(kd_gpu_builder *b, kd_error *err)
 {
     if (b->host || b->events_made)
@@ -41,6 +45,30 @@ static kd_status make_events(kd_gpu_builder *b, kd_error *err)
         KD_TRY(kd_gb_cuda(err, cudaEventCreate(&b->step_ev[i]), "cudaEventCreate"));
     b->events_made = 1;
     return KD_OK;
+}
+
+// The profile's stage, reduction and step times from the build's events.
+static void event_times(kd_gpu_builder *b, kd_gpu_build_profile *prof)
+{
+    for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
+        float ms = 0.0f;
+        if (cudaEventElapsedTime(&ms, b->stage_ev[i], b->stage_ev[i + 1]) == cudaSuccess)
+            prof->stage_ms[i] = ms;
+    }
+    for (int i = 0; i < b->num_timed; i++) {
+        float ms = 0.0f;
+        if (cudaEventElapsedTime(&ms, b->reduce_ev[2 * i], b->reduce_ev[2 * i + 1]) == cudaSuccess)
+            prof->reduce_ms += ms;
+    }
+    for (int i = 1; i < b->num_step_marks; i++) {
+        float ms = 0.0f;
+        int step = b->step_of[i];
+        if (step == KD_GB_STEP_START || cudaEventElapsedTime(&ms, b->step_ev[i - 1], b->step_ev[i]) != cudaSuccess)
+            continue;
+        prof->step_ms[step] += ms;
+        prof->step_count[step]++;
+    }
+    (void)cudaGetLastError();
 }
 
 // The profile's figures from a window of the kernel clock.
@@ -56,11 +84,14 @@ static kd_gpu_kernel_times kernel_times_of(const kd_kernel_clock_sum &sum)
     k.busy_ms = sum.busy_ms;
     return k;
 }
+#endif
 
 static void stage_mark(kd_gpu_builder *b, int profile, int index)
 {
+#if KD_DEVICE_CODE
     if (profile && !b->host)
         cudaEventRecord(b->stage_ev[index], b->stream);
+#endif
     kd_gb_step_mark(b, profile, KD_GB_STEP_START);
 }
 
@@ -76,8 +107,10 @@ static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
     stage_mark(b, prof, 3);
     KD_TRY(kd_gb_stage_output(b, s, err));
     stage_mark(b, prof, 4);
+#if KD_DEVICE_CODE
     if (!b->host)
         KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build kernels"));
+#endif
     return KD_OK;
 }
 
@@ -90,8 +123,10 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     b->cap_bytes = opts->max_device_bytes;
     if (b->cap_bytes && b->bytes_held > b->cap_bytes)
         release_scratch(b); // an earlier, uncapped build left more than the cap allows
-    if (opts->profile)
+#if KD_DEVICE_CODE
+    if (opts->profile && !b->host)
         KD_TRY(make_events(b, err));
+#endif
     b->num_timed = 0;
     b->num_step_marks = 0;
 
@@ -117,14 +152,17 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
         if (b->host) {
             kd_error_set(&clock_err, KD_ERR_UNSUPPORTED, "kernel clock: an emulated build has no kernels");
         } else {
+#if KD_DEVICE_CODE
             KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "GPU build: before the kernel clock"));
             b->kernel_clock_on = kd_kernel_clock_start(&clock_err) == KD_OK;
+#endif
         }
     }
 
     double t0 = now_ms();
     kd_status st = build(b, &s, err);
     prof->build_ms = now_ms() - t0;
+#if KD_DEVICE_CODE
     if (b->kernel_clock_on) {
         for (; b->kernel_clock_tags > 0; b->kernel_clock_tags--)
             kd_kernel_clock_tag_end(); // a failed reduction call's, which would tag the next build's calls
@@ -135,6 +173,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
         else if (clock_err.status == KD_OK)
             prof->kernel = kernel_times_of(sum);
     }
+#endif
     if (opts->profile && opts->kernel_clock && !prof->kernel.clocked)
         snprintf(prof->kernel.error, sizeof prof->kernel.error, "%.*s",
                  (int)sizeof prof->kernel.error - 1, clock_err.message); // cut short if long
@@ -142,34 +181,18 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     prof->device_bytes = b->bytes_held;
     prof->num_small_roots = s.num_small_roots;
     if (st != KD_OK) {
+#if KD_DEVICE_CODE
         if (!b->host) {
             (void)cudaStreamSynchronize(b->stream); // leave nothing running on failed buffers
             (void)cudaStreamSynchronize(b->copy_stream); // nor a large level's copy of the counts
         }
+#endif
         return st;
     }
-    if (opts->profile && !b->host) {
-        for (int i = 0; i < KD_GPU_NUM_STAGES; i++) {
-            float ms = 0.0f;
-            if (cudaEventElapsedTime(&ms, b->stage_ev[i], b->stage_ev[i + 1]) == cudaSuccess)
-                prof->stage_ms[i] = ms;
-        }
-        for (int i = 0; i < b->num_timed; i++) {
-            float ms = 0.0f;
-            if (cudaEventElapsedTime(&ms, b->reduce_ev[2 * i], b->reduce_ev[2 * i + 1]) == cudaSuccess)
-                prof->reduce_ms += ms;
-        }
-        for (int i = 1; i < b->num_step_marks; i++) {
-            float ms = 0.0f;
-            int step = b->step_of[i];
-            if (step == KD_GB_STEP_START ||
-                cudaEventElapsedTime(&ms, b->step_ev[i - 1], b->step_ev[i]) != cudaSuccess)
-                continue;
-            prof->step_ms[step] += ms;
-            prof->step_count[step]++;
-        }
-        (void)cudaGetLastError();
-    }
+#if KD_DEVICE_CODE
+    if (opts->profile && !b->host)
+        event_times(b, prof);
+#endif
     b->have_tree = 1;
     return KD_OK;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "host_device.h"
 #include "kd_build.h"
 
 #define KD_GB_HD static __host__ __device__ __forceinline__
@@ -109,7 +110,7 @@ struct kd_gb_poly_local {
     double pts[2][KD_GB_CLIP_MAX][3];
     __host__ __device__ __forceinline__ double &at(int b, int i, int k) { return pts[b][i][k]; }
 };
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 // In shared memory, a column per thread of a block of THREADS: a thread's
 // coordinates lie THREADS doubles apart, so the lanes of a warp reach their
 // own points (different ones: lanes keep and cross differently) without

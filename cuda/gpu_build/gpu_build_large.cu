@@ -126,6 +126,7 @@ struct scatter {
     }
 };
 
+#if KD_DEVICE_CODE
 // A thread per split output (launched for the most the split can write,
 // the true count read here) and per level input. QUEUE: straddlers go to
 // the clip queue (one atomic per warp), else they are clipped here.
@@ -174,6 +175,8 @@ __global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter 
         f.clip(f.clip_queue[q], poly);
 }
 
+#endif
+
 // Levels of at least this many references queue their straddlers (H200:
 // the dragon's levels of about a million, 17% less clip-and-scatter time;
 // the bunny's of 70 to 90 thousand lost more to the launch than they won.
@@ -181,6 +184,23 @@ __global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter 
 // thousand 2% faster builds, crytek sponza's 1%, the others the same).
 #ifndef KD_GB_CLIP_QUEUE_MIN
 #define KD_GB_CLIP_QUEUE_MIN 200000u
+#endif
+
+#if KD_DEVICE_CODE
+kd_status scatter_on_device(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
+                            kd_error *err)
+{
+    const uint32_t threads = f.max_out + num_in, blocks = (threads + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
+    if (num_in < KD_GB_CLIP_QUEUE_MIN)
+        return kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<false>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
+                          "scattering references");
+    KD_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
+                      "scattering references"));
+    return kd_gb_cuda(err,
+                      kd_launch_dependent(large_clip_kernel, clip_blocks, LARGE_CLIP_THREADS,
+                                          KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS), b->stream, f),
+                      "clipping straddling references");
+}
 #endif
 
 kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
@@ -199,22 +219,14 @@ kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint
             f.copy_leaf(i);
         return KD_OK;
     }
-    const uint32_t threads = f.max_out + num_in, blocks = (threads + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
-    if (num_in < KD_GB_CLIP_QUEUE_MIN)
-        return kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<false>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
-                          "scattering references");
-    KD_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
-                         "scattering references"));
-    return kd_gb_cuda(err,
-                      kd_launch_dependent(large_clip_kernel, clip_blocks, LARGE_CLIP_THREADS,
-                                          KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS), b->stream, f),
-                      "clipping straddling references");
+    KD_GB_ON_DEVICE(scatter_on_device(b, f, num_in, clip_blocks, err));
 }
 
 enum { BIN_THREADS = 256, BIN_ITEMS = 2, BIN_TILE = BIN_THREADS * BIN_ITEMS };
 enum { BIN_MAX_NODES = 16 };           // nodes a tile's shared counts may cover
 enum { BIN_SMEM_BYTES = 24 * 1024 };   // and the shared memory they may take
 
+#if KD_DEVICE_CODE
 // Binning with the counts of a tile's nodes kept in shared memory when they
 // fit (the top levels, where every reference would otherwise hit the same
 // few hundred counters, and the deep ones, a few nodes per tile), flushed
@@ -267,6 +279,26 @@ __global__ void choose_sah_kernel(kd_gb_choose_chain g, uint32_t num_nodes)
         g.store(k, c, chain, node);
 }
 
+kd_status choose_sah_on_device(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_t num_nodes, kd_error *err)
+{
+    enum { WARPS = 4 };
+    uint32_t blocks = (num_nodes + WARPS - 1) / WARPS;
+    return kd_gb_cuda(err, kd_launch_dependent(choose_sah_kernel, blocks, 32 * WARPS, 0, b->stream, f, num_nodes),
+                      "choosing SAH splits");
+}
+
+kd_status binning_on_device(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
+{
+    uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
+    size_t node_bytes = 6 * (size_t)f.num_bins * sizeof(uint32_t);
+    size_t fit = BIN_SMEM_BYTES / node_bytes;
+    uint32_t max_nodes = fit < (size_t)BIN_MAX_NODES ? (uint32_t)fit : (uint32_t)BIN_MAX_NODES;
+    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, max_nodes * node_bytes, b->stream,
+                                               f, n, max_nodes),
+                      "binning references");
+}
+#endif
+
 kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_t num_nodes,
                          kd_error *err)
 {
@@ -274,10 +306,7 @@ kd_status run_choose_sah(kd_gpu_builder *b, const kd_gb_choose_chain &f, uint32_
         return KD_OK;
     if (b->host)
         return kd_gb_map(b, num_nodes, f, "choosing SAH splits", err);
-    enum { WARPS = 4 };
-    uint32_t blocks = (num_nodes + WARPS - 1) / WARPS;
-    return kd_gb_cuda(err, kd_launch_dependent(choose_sah_kernel, blocks, 32 * WARPS, 0, b->stream, f, num_nodes),
-                      "choosing SAH splits");
+    KD_GB_ON_DEVICE(choose_sah_on_device(b, f, num_nodes, err));
 }
 
 kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd_error *err)
@@ -286,13 +315,7 @@ kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd
         return KD_OK;
     if (b->host)
         return kd_gb_map(b, n, f, "binning references", err);
-    uint32_t tiles = (n + BIN_TILE - 1) / BIN_TILE;
-    size_t node_bytes = 6 * (size_t)f.num_bins * sizeof(uint32_t);
-    size_t fit = BIN_SMEM_BYTES / node_bytes;
-    uint32_t max_nodes = fit < (size_t)BIN_MAX_NODES ? (uint32_t)fit : (uint32_t)BIN_MAX_NODES;
-    return kd_gb_cuda(err, kd_launch_dependent(bin_kernel, tiles, BIN_THREADS, max_nodes * node_bytes, b->stream,
-                                               f, n, max_nodes),
-                      "binning references");
+    KD_GB_ON_DEVICE(binning_on_device(b, f, n, err));
 }
 
 } // namespace
@@ -313,9 +336,11 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
         budget = KD_GB_MIN_ALLOWANCE;
     int num_bins = o->sah_bins;
     uint32_t clip_blocks = 0;
+#if KD_DEVICE_CODE
     if (!b->host)
         KD_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &clip_blocks, err,
-                                        KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
+                                     KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
+#endif
 
     const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
     // What the last level's scatter zeroed for the next one (the arrays,

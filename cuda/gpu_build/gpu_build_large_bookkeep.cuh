@@ -6,9 +6,11 @@
 #ifndef KD_GPU_BUILD_LARGE_BOOKKEEP_CUH
 #define KD_GPU_BUILD_LARGE_BOOKKEEP_CUH
 
-#include "block_scan.cuh"
 #include "gpu_build_large_split.cuh"
 #include "lookback.cuh"
+#if KD_DEVICE_CODE
+#include "block_scan.cuh"
+#endif
 
 namespace kd_gb_large {
 
@@ -191,6 +193,7 @@ static __host__ __device__ __forceinline__ uint32_t largest_child(const kd_gb_pl
 enum { BK_THREADS = 256, BK_WARPS = BK_THREADS / 32, BK_TILE = BK_THREADS }; // a node per thread
 static_assert((int)BK_WARPS >= (int)NUM_Q, "a warp per quantity looks back");
 
+#if KD_DEVICE_CODE
 // A block per tile of BK_TILE nodes scans all NUM_Q quantities at once: one
 // launch where separate scans of each quantity would take seven. Tiles chain
 // their prefixes by decoupled look-back, warp j looking back over quantity
@@ -263,6 +266,15 @@ __global__ void __launch_bounds__(BK_THREADS) bookkeep_kernel(bookkeep bk, uint3
     }
 }
 
+static kd_status bookkeep_on_device(kd_gpu_builder *b, const bookkeep &bk, uint32_t num_nodes, kd_error *err)
+{
+    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
+    uint64_t *states = kd_gb_ptr<uint64_t>(b, KD_GB_BK_STATES);
+    return kd_gb_cuda(err, kd_launch_dependent(bookkeep_kernel, tiles, BK_THREADS, 0, b->stream, bk, num_nodes, states),
+                      "large-node bookkeeping");
+}
+#endif
+
 // The look-back words of a level of num_nodes nodes: zeroed (every tile
 // INVALID) before run_bookkeep, with the level's bins. room_nodes (at
 // least num_nodes): the nodes the array is to have room for.
@@ -292,10 +304,7 @@ static kd_status run_bookkeep(kd_gpu_builder *b, const bookkeep &bk, uint32_t nu
         bk.totals(off);
         return KD_OK;
     }
-    const uint32_t tiles = (num_nodes + BK_TILE - 1) / BK_TILE;
-    uint64_t *states = kd_gb_ptr<uint64_t>(b, KD_GB_BK_STATES);
-    return kd_gb_cuda(err, kd_launch_dependent(bookkeep_kernel, tiles, BK_THREADS, 0, b->stream, bk, num_nodes, states),
-                      "large-node bookkeeping");
+    KD_GB_ON_DEVICE(bookkeep_on_device(b, bk, num_nodes, err));
 }
 
 } // namespace kd_gb_large

@@ -204,7 +204,7 @@ struct kd_gb_choose_sah {
     }
 };
 
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 // The SAH choice with a warp per node (every lane returns it): the lanes cost the bin boundaries in
 // parallel (the counts by warp prefix sums), and the cheapest candidate wins
 // with ties to the first in kd_gb_choose_sah's serial order (empty cuts, then

@@ -37,7 +37,18 @@ namespace {
 #define KD_GB_MED_MIN_BLOCKS 1
 #endif
 
-#if defined(__CUDACC__)
+// The stage's counters (kd_gb_scalars, med_head on), as the host sets them
+// but for the block queue's live tasks, which init_ready_kernel counts.
+enum { MED_COUNTERS = 17, MED_BIG_LIVE_AT = 14 };
+static_assert(offsetof(kd_gb_scalars, med_big_live) ==
+                  offsetof(kd_gb_scalars, med_head) + 4 * MED_BIG_LIVE_AT &&
+              offsetof(kd_gb_scalars, med_blocks_started) == offsetof(kd_gb_scalars, med_head) + 4 * (MED_COUNTERS - 1),
+              "the medium stage's counters in order");
+struct medium_counters {
+    uint32_t words[MED_COUNTERS];
+};
+
+#if KD_DEVICE_CODE
 // Thread 0 of a block: the block's next task from the block queue, its
 // place claimed in queue order, waiting until the task is there (then its
 // index) or no block-queue task is live (KD_GB_NONE: none can be made then,
@@ -127,17 +138,6 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
     }
 }
 
-// The stage's counters (kd_gb_scalars, med_head on), as the host sets them
-// but for the block queue's live tasks, which init_ready_kernel counts.
-enum { MED_COUNTERS = 17, MED_BIG_LIVE_AT = 14 };
-static_assert(offsetof(kd_gb_scalars, med_big_live) ==
-                  offsetof(kd_gb_scalars, med_head) + 4 * MED_BIG_LIVE_AT &&
-              offsetof(kd_gb_scalars, med_blocks_started) == offsetof(kd_gb_scalars, med_head) + 4 * (MED_COUNTERS - 1),
-              "the medium stage's counters in order");
-struct medium_counters {
-    uint32_t words[MED_COUNTERS];
-};
-
 // Tasks [0, num_ready) are the level's nodes, ready at once: those of more
 // than block_refs references in the block queue at their own places (the
 // others' places skipped), the rest for the warps. Later places are empty.
@@ -166,6 +166,47 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args
         g.ready[i] = i < num_ready ? (big ? (uint32_t)MED_BIG : (uint32_t)MED_READY) : 0u;
         g.big[i] = i < num_ready ? (big ? i + 1u : MED_BIG_SKIP) : 0u;
     }
+}
+#endif
+
+#if KD_DEVICE_CODE
+// Dynamic shared memory for the clips' polygons: where a block may have
+// them beside the kernel's own, and as many blocks an SM as the kernel is
+// built for still fit; else 0 (the lanes keep them in their own memory).
+kd_status polygon_smem(bool local_polygons, size_t *smem, kd_error *err)
+{
+    cudaFuncAttributes attr;
+    int optin = 0, per_sm = 0, reserved = 0;
+    KD_TRY(kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes"));
+    KD_TRY(kd_gb_cuda(err, kd_device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, &reserved),
+                      "shared memory the driver keeps a block"));
+    KD_TRY(kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin),
+                      "shared memory per block"));
+    KD_TRY(kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, &per_sm),
+                      "shared memory per SM"));
+    *smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
+    const size_t block_smem = attr.sharedSizeBytes + *smem + (size_t)reserved;
+    if (attr.sharedSizeBytes + *smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm ||
+        local_polygons)
+        *smem = 0;
+    return KD_OK;
+}
+
+// The stage's launches: the queues set up, then the persistent blocks.
+kd_status medium_on_device(kd_gpu_builder *b, const medium_args &g, uint32_t num_nodes,
+                           const medium_counters &init, const kd_gpu_build_options *o, kd_error *err)
+{
+    size_t smem = 0;
+    KD_TRY(polygon_smem(o->medium_local_polygons != 0, &smem, err));
+    void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
+    uint32_t blocks = 0;
+    KD_TRY(kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem));
+    if (o->medium_blocks > 0 && blocks > (uint32_t)o->medium_blocks)
+        blocks = (uint32_t)o->medium_blocks;
+    KD_TRY(kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream, g,
+                                               num_nodes, init),
+                      "medium-stage queue"));
+    return kd_gb_cuda(err, kd_launch_dependent(kernel, blocks, MED_THREADS, smem, b->stream, g), "medium-node stage");
 }
 #endif
 
@@ -288,43 +329,10 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                 if (g.ready[k] != MED_DEAD)
                     process_host(g, k, bins);
         } else {
-#if defined(__CUDACC__)
-            uint32_t blocks = 0;
-            // The clips' polygons in shared memory where a block may have
-            // them beside the kernel's own (and as many blocks an SM as the
-            // kernel is built for fit), else in the lanes' own memory.
-            size_t smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
-            int optin = 0, per_sm = 0, reserved = 0;
-            cudaFuncAttributes attr;
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes");
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, &reserved),
-                                "shared memory the driver keeps a block");
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, &optin),
-                                "shared memory per block");
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, &per_sm),
-                                "shared memory per SM");
-            if (st == KD_OK) {
-                const size_t block_smem = attr.sharedSizeBytes + smem + (size_t)reserved;
-                if (attr.sharedSizeBytes + smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm ||
-                    o->medium_local_polygons)
-                    smem = 0;
-            }
-            void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
-            if (st == KD_OK)
-                st = kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem);
-            if (o->medium_blocks > 0 && blocks > (uint32_t)o->medium_blocks)
-                blocks = (uint32_t)o->medium_blocks;
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream,
-                                                         g, num_nodes, init),
-                                "medium-stage queue");
-            if (st == KD_OK)
-                st = kd_gb_cuda(err, kd_launch_dependent(kernel, blocks, MED_THREADS, smem, b->stream, g),
-                                "medium-node stage");
+#if KD_DEVICE_CODE
+            st = medium_on_device(b, g, num_nodes, init, o, err);
+#else
+            st = kd_gb_no_device(err);
 #endif
         }
         kd_gb_scalars counts;

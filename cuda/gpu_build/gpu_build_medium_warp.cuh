@@ -7,7 +7,7 @@
 
 #include "gpu_build_medium_node.cuh"
 
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 namespace {
 
 // ---- Device: a warp (or a block's warps) per node ------------------------------

@@ -8,36 +8,60 @@
 #include "gpu_build_common.cuh"
 #include "kd_kernel_clock.h"
 
+// The profile's events (none under emulation, nor in the emulation library).
 void kd_gb_reduce_timer_begin(kd_gpu_builder *b, int profile)
 {
     if (!profile || b->host || b->num_timed >= KD_GB_MAX_TIMED)
         return;
+#if KD_DEVICE_CODE
     cudaEventRecord(b->reduce_ev[2 * b->num_timed], b->stream);
     if (b->kernel_clock_on) {
         kd_kernel_clock_tag_begin();
         b->kernel_clock_tags++;
     }
+#endif
 }
 
 void kd_gb_reduce_timer_end(kd_gpu_builder *b, int profile)
 {
     if (!profile || b->host || b->num_timed >= KD_GB_MAX_TIMED)
         return;
+#if KD_DEVICE_CODE
     if (b->kernel_clock_on && b->kernel_clock_tags > 0) {
         kd_kernel_clock_tag_end();
         b->kernel_clock_tags--;
     }
     cudaEventRecord(b->reduce_ev[2 * b->num_timed + 1], b->stream);
     b->num_timed++;
+#endif
 }
 
 void kd_gb_step_mark(kd_gpu_builder *b, int profile, int step)
 {
     if (!profile || b->host || b->num_step_marks >= KD_GB_MAX_STEP_MARKS)
         return;
+#if KD_DEVICE_CODE
     cudaEventRecord(b->step_ev[b->num_step_marks], b->stream);
     b->step_of[b->num_step_marks++] = step;
+#else
+    (void)step;
+#endif
 }
+
+#if KD_DEVICE_CODE
+// A primitive's call under CUB's temporary-storage contract: size, then the
+// builder's scratch buffer grown to fit, then the call. `call` takes the
+// temporary pointer and its size.
+template <typename Call>
+static kd_status with_temp(kd_gpu_builder *b, const Call &call, const char *what, kd_error *err)
+{
+    size_t bytes = 0;
+    KD_TRY(kd_gb_cuda(err, call(NULL, &bytes), what));
+    KD_TRY(kd_gb_ensure(b, KD_GB_TEMP, bytes, 0, err));
+    bytes = b->buf[KD_GB_TEMP].bytes;
+    return kd_gb_cuda(err, call(b->buf[KD_GB_TEMP].ptr, &bytes), what);
+}
+#endif
 
 kd_status kd_gb_reduce_bounds(kd_gpu_builder *b, kd_reduce_variant variant, const kd_gb_refs *refs,
                               uint32_t n, float *d_out_box, kd_error *err)
@@ -55,15 +79,10 @@ kd_status kd_gb_reduce_bounds(kd_gpu_builder *b, kd_reduce_variant variant, cons
     }
     const float *lo[3] = {refs->lo[0], refs->lo[1], refs->lo[2]};
     const float *hi[3] = {refs->hi[0], refs->hi[1], refs->hi[2]};
-    size_t bytes = 0;
-    KD_TRY(kd_gb_cuda(err, kd_reduce_bounds(variant, NULL, &bytes, lo, hi, d_out_box, n, b->stream),
-                         "kd_reduce_bounds (size)"));
-    KD_TRY(kd_gb_ensure(b, KD_GB_TEMP, bytes, 0, err));
-    bytes = b->buf[KD_GB_TEMP].bytes;
-    return kd_gb_cuda(err,
-                      kd_reduce_bounds(variant, b->buf[KD_GB_TEMP].ptr, &bytes, lo, hi, d_out_box,
-                                       n, b->stream),
-                      "kd_reduce_bounds");
+    (void)variant, (void)lo, (void)hi;
+    KD_GB_ON_DEVICE(with_temp(
+        b, [&](void *temp, size_t *bytes) { return kd_reduce_bounds(variant, temp, bytes, lo, hi, d_out_box, n, b->stream); },
+        "kd_reduce_bounds", err));
 }
 
 kd_status kd_gb_segmented_bounds(kd_gpu_builder *b, kd_reduce_variant variant,
@@ -88,17 +107,14 @@ kd_status kd_gb_segmented_bounds(kd_gpu_builder *b, kd_reduce_variant variant,
     }
     const float *lo[3] = {refs->lo[0], refs->lo[1], refs->lo[2]};
     const float *hi[3] = {refs->hi[0], refs->hi[1], refs->hi[2]};
-    size_t bytes = 0;
-    KD_TRY(kd_gb_cuda(err,
-                         kd_segmented_reduce_bounds(variant, NULL, &bytes, refs->seg, num_segments,
-                                                    lo, hi, d_out_boxes, n, b->stream),
-                         "kd_segmented_reduce_bounds (size)"));
-    KD_TRY(kd_gb_ensure(b, KD_GB_TEMP, bytes, 0, err));
-    bytes = b->buf[KD_GB_TEMP].bytes;
-    return kd_gb_cuda(err,
-                      kd_segmented_reduce_bounds(variant, b->buf[KD_GB_TEMP].ptr, &bytes, refs->seg,
-                                                 num_segments, lo, hi, d_out_boxes, n, b->stream),
-                      "kd_segmented_reduce_bounds");
+    (void)variant, (void)lo, (void)hi;
+    KD_GB_ON_DEVICE(with_temp(
+        b,
+        [&](void *temp, size_t *bytes) {
+            return kd_segmented_reduce_bounds(variant, temp, bytes, refs->seg, num_segments, lo, hi, d_out_boxes, n,
+                                              b->stream);
+        },
+        "kd_segmented_reduce_bounds", err));
 }
 
 // The payload list of a reference set: triangle and the six bound arrays,
@@ -165,18 +181,13 @@ kd_status kd_gb_split(kd_gpu_builder *b, const kd_gb_refs *in, const uint8_t *d_
         return KD_OK;
     }
     kd_split_payload payloads[KD_SPLIT_MAX_PAYLOADS];
-    int num_payloads = ref_payloads(in, out, payloads);
-    size_t bytes = 0;
-    KD_TRY(kd_gb_cuda(err,
-                         kd_split_by_side(NULL, &bytes, in->seg, num_segments, d_sides, n, payloads,
-                                          num_payloads, d_left_counts, d_right_counts, d_out_total,
-                                          b->stream),
-                         "kd_split_by_side (size)"));
-    KD_TRY(kd_gb_ensure(b, KD_GB_TEMP, bytes, 0, err));
-    bytes = b->buf[KD_GB_TEMP].bytes;
-    return kd_gb_cuda(err,
-                      kd_split_by_side(b->buf[KD_GB_TEMP].ptr, &bytes, in->seg, num_segments,
-                                       d_sides, n, payloads, num_payloads, d_left_counts,
-                                       d_right_counts, d_out_total, b->stream),
-                      "kd_split_by_side");
+    const int num_payloads = ref_payloads(in, out, payloads);
+    (void)num_payloads;
+    KD_GB_ON_DEVICE(with_temp(
+        b,
+        [&](void *temp, size_t *bytes) {
+            return kd_split_by_side(temp, bytes, in->seg, num_segments, d_sides, n, payloads, num_payloads,
+                                    d_left_counts, d_right_counts, d_out_total, b->stream);
+        },
+        "kd_split_by_side", err));
 }

@@ -53,8 +53,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_build_clip_team.cuh"
 #include "gpu_build_small_team.cuh"
+#if KD_DEVICE_CODE
+#include "gpu_build_clip_team.cuh"
+#endif
 
 namespace {
 
@@ -168,6 +170,7 @@ static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort i
 // registers, 3 blocks per SM) the dragon's node passes took 7.9 ms, at 4 6.6.
 #define KD_GB_WAVE_MIN_BLOCKS 5
 #endif
+#if KD_DEVICE_CODE
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
 {
     kd_wait_prior();
@@ -200,6 +203,8 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     }
 }
 
+#endif
+
 enum { CLIP_THREADS = 128 };
 
 // After wave w: the next wave is every task appended by this one, and its
@@ -224,6 +229,7 @@ KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t w, uint32_t task_capaci
     next.member_end = scalars->arena_count;
 }
 
+#if KD_DEVICE_CODE
 // A clip job by a team of lanes (gpu_build_clip_team.cuh): the same bounds
 // as run_clip_job's, in a shorter chain of steps.
 __device__ void run_clip_job_team(const small_args &g, const clip_job &job, const kd_gb_clip_team &team)
@@ -236,6 +242,8 @@ __device__ void run_clip_job_team(const small_args &g, const clip_job &job, cons
         if (team.lane == (uint32_t)side) // a lane per side stores
             store_clipped(g, job, side, child[side]);
 }
+
+#endif
 
 // The clip pass: a thread per queued straddler, its polygons in shared
 // memory (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: four to an SM).
@@ -253,6 +261,7 @@ __device__ void run_clip_job_team(const small_args &g, const clip_job &job, cons
 #ifndef KD_GB_CLIP_TEAM_ROUNDS
 #define KD_GB_CLIP_TEAM_ROUNDS 1
 #endif
+#if KD_DEVICE_CODE
 __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kernel(small_args g)
 {
     extern __shared__ double clip_polygons[];
@@ -272,6 +281,30 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
     if (blockIdx.x == 0 && threadIdx.x == 0)
         next_wave(g.scalars, g.wave, g.task_capacity, g.arena_capacity);
 }
+
+
+// The stage's waves on the device: as many as the depth cap allows (a wave
+// past the last finds nothing to do), each a node pass and a clip pass.
+kd_status waves_on_device(kd_gpu_builder *b, small_args g, const kd_gb_build_state *s, int profile, kd_error *err)
+{
+    // A wave per level a root can still descend.
+    const uint32_t deepest = (uint32_t)s->max_depth;
+    const uint32_t waves = deepest + 1 - (s->min_small_depth < deepest ? s->min_small_depth : deepest);
+    uint32_t blocks = 0, clip_blocks = 0;
+    KD_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
+    const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
+    KD_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
+    for (g.wave = 0; g.wave < waves; g.wave++) {
+        KD_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
+                          "small-node wave"));
+        kd_gb_step_mark(b, profile, KD_GPU_STEP_SMALL_NODES);
+        KD_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, clip_smem, b->stream, g),
+                          "small-node wave clipping"));
+        kd_gb_step_mark(b, profile, KD_GPU_STEP_SMALL_CLIP);
+    }
+    return KD_OK;
+}
+#endif
 
 } // namespace
 
@@ -310,9 +343,6 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     g.cutoff_prims = (uint32_t)o->params.max_prims_in_leaf_for_cost_cutoff;
     g.bad_cost_ratio = o->params.bad_cost_ratio;
     g.pool_base = s->pool_count;
-    // A wave per level a root can still descend.
-    uint32_t waves = (uint32_t)s->max_depth + 1 - (s->min_small_depth < (uint32_t)s->max_depth
-                                                        ? s->min_small_depth : (uint32_t)s->max_depth);
 
     // Subtrees take a few nodes and members per reference; arrays found too
     // small are grown and the stage rerun (they keep their size for the
@@ -408,18 +438,11 @@ kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             }
             free(ws);
         } else {
-            uint32_t blocks = 0, clip_blocks = 0;
-            KD_TRY(kd_gb_resident_blocks(wave_kernel, 32 * WARPS_PER_BLOCK, &blocks, err));
-            const size_t clip_smem = KD_GB_CLIP_SHARED_BYTES(CLIP_THREADS);
-            KD_TRY(kd_gb_resident_blocks(clip_kernel, CLIP_THREADS, &clip_blocks, err, clip_smem));
-            for (g.wave = 0; g.wave < waves; g.wave++) {
-                KD_TRY(kd_gb_cuda(err, kd_launch_dependent(wave_kernel, blocks, 32 * WARPS_PER_BLOCK, 0, b->stream, g),
-                                     "small-node wave"));
-                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_NODES);
-                KD_TRY(kd_gb_cuda(err, kd_launch_dependent(clip_kernel, clip_blocks, CLIP_THREADS, clip_smem, b->stream, g),
-                                     "small-node wave clipping"));
-                kd_gb_step_mark(b, o->profile, KD_GPU_STEP_SMALL_CLIP);
-            }
+#if KD_DEVICE_CODE
+            KD_TRY(waves_on_device(b, g, s, o->profile, err));
+#else
+            return kd_gb_no_device(err);
+#endif
         }
         kd_gb_scalars counts;
         KD_TRY(kd_gb_read_scalars(b, &counts, err));

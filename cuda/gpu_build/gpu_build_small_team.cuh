@@ -11,8 +11,10 @@
 #ifndef KD_GPU_BUILD_SMALL_TEAM_CUH
 #define KD_GPU_BUILD_SMALL_TEAM_CUH
 
-#include "block_scan.cuh" // kd_warp_inclusive_scan, kd_sum_op
 #include "gpu_build_small_tasks.cuh"
+#if KD_DEVICE_CODE
+#include "block_scan.cuh" // kd_warp_inclusive_scan, kd_sum_op
+#endif
 
 namespace kd_gb_small {
 
@@ -34,7 +36,7 @@ static_assert(KD_GB_TEAM_MAX == 8 || KD_GB_TEAM_MAX == 16, "team_width makes tea
 constexpr int kFromUnroll = KD_GB_FROM_UNROLL;
 enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 32 }; // a run sorts on one lane per task
 
-#if defined(__CUDACC__)
+#if KD_DEVICE_CODE
 // The bit of member c (< MAX) in the root's mask: for a team of at most
 // eight lanes the lowest once the c lower ones are cleared, else the general
 // search.

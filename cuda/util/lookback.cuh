@@ -13,8 +13,19 @@
 #ifndef KD_LOOKBACK_CUH
 #define KD_LOOKBACK_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "host_device.h"
+
+// Temporary bytes for the tile words of `num_tiles` tiles (host code too:
+// callers size the words before any kernel runs).
+static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
+{
+    return (size_t)num_tiles * sizeof(uint64_t);
+}
+
+#if KD_DEVICE_CODE
 #include "warp_scan.cuh"
 
 enum { KD_TILE_INVALID = 0, KD_TILE_AGGREGATE = 1, KD_TILE_INCLUSIVE = 2 };
@@ -145,11 +156,6 @@ static __global__ void kd_lookback_init_kernel(uint64_t *states, unsigned num_ti
     if (i < num_tiles)
         states[i] = 0;
 }
-
-// Temporary bytes for the tile words of `num_tiles` tiles.
-static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
-{
-    return (size_t)num_tiles * sizeof(uint64_t);
-}
+#endif // KD_DEVICE_CODE
 
 #endif

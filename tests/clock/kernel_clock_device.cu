@@ -50,16 +50,36 @@ static void run_window(void *d_bytes)
     CHECK(sum.all_ms >= 3.25 && sum.all_ms < 3.5);
 }
 
+// Without a device, or without CUPTI in the build, a start fails, again
+// the same way (never "already running": a failed start leaves nothing
+// behind); a stop without a start fails either way and leaves no figure.
+static void check_refusals(void)
+{
+    kd_error err, again;
+    CHECK(kd_kernel_clock_start(&err) == KD_ERR_UNSUPPORTED);
+    CHECK(kd_kernel_clock_start(&again) == KD_ERR_UNSUPPORTED);
+    CHECK(strcmp(err.message, again.message) == 0 && strstr(again.message, "already") == NULL);
+    if (!kd_kernel_clock_compiled())
+        CHECK(strstr(err.message, "no CUPTI") != NULL);
+}
+
+static void check_stop_without_start(void)
+{
+    kd_error err;
+    kd_kernel_clock_sum sum;
+    sum.num_all = 7;
+    CHECK(kd_kernel_clock_stop(&sum, &err) != KD_OK && sum.num_all == 0);
+}
+
 int main(void)
 {
     int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-        printf("kernel_clock_device: no CUDA device, skipped\n");
-        return KD_TEST_SKIP;
-    }
-    if (!kd_kernel_clock_compiled()) {
-        printf("kernel_clock_device: built without CUPTI, skipped\n");
-        return KD_TEST_SKIP;
+    check_stop_without_start();
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0 || !kd_kernel_clock_compiled()) {
+        (void)cudaGetLastError();
+        check_refusals();
+        printf("kernel_clock_device: %s, skipped\n", n == 0 ? "no CUDA device" : "built without CUPTI");
+        return kd_test_failures ? kd_test_finish("kernel_clock_device") : KD_TEST_SKIP;
     }
     // A tool attached to the process (compute-sanitizer, ncu) may hold
     // CUPTI, which then refuses a second subscriber: there is nothing to
@@ -83,5 +103,6 @@ int main(void)
     run_window(d_bytes); // twice: the clock starts again after a stop
     run_window(d_bytes);
     cudaFree(d_bytes);
+    check_stop_without_start();
     return kd_test_finish("kernel_clock_device");
 }
