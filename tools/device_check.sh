@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build, then the steps named (default: all but
+# bench). Logs go to $OUT (the device tool brings that folder back).
+#   tools/device_check.sh [gpu] [sanitize] [verify] [trees] [bench] [base=DIR]
+# gpu: ctest -L gpu; sanitize: memcheck and racecheck on the GPU builder and
+# clip tests; verify: `scankd verify --device gpu` on four scenes; trees
+# (with base=DIR): each scene's device tree from both builds, byte for byte; bench:
+# the ten scenes' builds (gpu_build_bench), and with base=DIR the same from a
+# second source tree built beside (an earlier commit), side by side.
+# Prepare here first: ../shared/tools/device-prep <scenes...>; carry .devcarry.
+set -uo pipefail
+OUT=${OUT:-$PWD/out/device}
+mkdir -p "$OUT"
+S=$PWD/.devcarry/scenes
+gunzip -kf "$S"/*.gz 2>/dev/null
+steps="$*"
+[ -n "$steps" ] || steps="gpu sanitize verify"
+base=$(printf '%s\n' $steps | sed -n 's/^base=//p')
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/device.txt"
+step() { echo; echo "== $*"; }
+has() { case " $steps " in *" $1 "*) return 0;; esac; return 1; }
+
+build() { # source dir, build dir, log
+  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DSTB_INCLUDE_DIR="$PWD/.devcarry/stb" \
+    -DKD_SHARED_SCENES_DIR="$S" >"$3" 2>&1 && cmake --build "$2" -j"$(nproc)" >>"$3" 2>&1 ||
+    { tail -40 "$3"; return 1; }
+}
+step build
+build . build-dev "$OUT/build.log" || exit 1
+if [ -n "$base" ]; then
+  build "$base" build-base "$OUT/build_base.log" || exit 1
+fi
+
+if has gpu; then
+  step ctest -L gpu
+  (cd build-dev && ctest -L gpu -j3 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1; tail -20 "$OUT/ctest_gpu.log")
+fi
+
+if has sanitize; then
+  step sanitizers
+  T=build-dev/tests/gpu_build
+  KD_TEST_QUICK=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 1 $T/gpu_build_device quick \
+    >"$OUT/memcheck.log" 2>&1; echo "memcheck gpu_build_device exit $?"; tail -2 "$OUT/memcheck.log"
+  KD_TEST_QUICK=1 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 1 $T/gpu_build_device race \
+    >"$OUT/racecheck.log" 2>&1; echo "racecheck gpu_build_device exit $?"; tail -2 "$OUT/racecheck.log"
+  for tool in memcheck racecheck; do
+    KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool $tool --error-exitcode 1 $T/gpu_build_clip_device \
+      >"$OUT/${tool}_clip.log" 2>&1; echo "$tool gpu_build_clip_device exit $?"
+  done
+  for t in build-dev/tests/primitives/prim_*_gpu; do
+    KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 $t \
+      >"$OUT/memcheck_$(basename $t).log" 2>&1; echo "memcheck $(basename $t) exit $?"
+  done
+fi
+
+if has verify; then
+  step verify --device gpu
+  for s in stanford_bunny crytek_sponza conference stanford_dragon_vrip; do
+    echo "-- $s"; build-dev/scankd verify "$S/$s.obj" --device gpu 2>&1 | grep -E "^(invariants|rays|gpu hits|verify)" | cut -c1-160
+  done
+fi
+
+if has trees && [ -n "$base" ]; then
+  step trees: the device builds of both trees, byte for byte
+  for s in cornell_box_original utah_teapot armadillo_30k_bikker stanford_bunny sponza_dabrovic sibenik_mcguire \
+           sibenik_blender crytek_sponza conference stanford_dragon_vrip; do
+    build-base/scankd build "$S/$s.obj" --device gpu --save /tmp/base_$s.kd >/dev/null 2>&1
+    build-dev/scankd build "$S/$s.obj" --device gpu --save /tmp/new_$s.kd >/dev/null 2>&1
+    if cmp -s /tmp/base_$s.kd /tmp/new_$s.kd; then echo "$s: same tree ($(stat -c %s /tmp/new_$s.kd) bytes)";
+    else echo "$s: TREES DIFFER"; fi
+  done
+fi
+
+if has bench; then
+  step bench, 10 builds a scene
+  scenes=""
+  for s in cornell_box_original utah_teapot armadillo_30k_bikker stanford_bunny sponza_dabrovic sibenik_mcguire \
+           sibenik_blender crytek_sponza conference stanford_dragon_vrip; do scenes="$scenes $S/$s.obj"; done
+  for round in 1 2; do
+    [ -n "$base" ] && build-base/tests/gpu_build/gpu_build_bench --no-cpu --no-render --builds 10 $scenes \
+      >"$OUT/bench_base_$round.txt" 2>&1
+    build-dev/tests/gpu_build/gpu_build_bench --no-cpu --no-render --builds 10 $scenes >"$OUT/bench_new_$round.txt" 2>&1
+  done
+  for f in "$OUT"/bench_*.txt; do echo "-- $(basename $f)"; cat "$f"; done
+fi
