@@ -274,7 +274,7 @@ __global__ void choose_sah_kernel(kd_gb_choose_chain g, uint32_t num_nodes)
     const uint32_t *node_bins = g.f.bins + (size_t)k * 6 * g.f.num_bins;
     const kd_gb_choose_sah &sah = g.f;
     const kd_gb_split_choice c = g.chained(
-        k, &node, &chain, [&](const kd_gb_large_node &n) { return kd_gb_choose_sah_warp(sah, n, t, node_bins); });
+        k, &node, &chain, [&](const kd_gb_large_node &n) { return kd_gb_choose_sah_by(kd_gb_warp_team(), sah, n, t, node_bins); });
     if ((threadIdx.x & 31u) == 0)
         g.store(k, c, chain, node);
 }

@@ -6,6 +6,7 @@
 
 #include "gpu_build_common.cuh"
 #include "gpu_build_geom.cuh"
+#include "gpu_build_team.cuh"
 
 // Zhou et al.: cut off empty space where one side of the node is mostly
 // empty, else split the tight box's longest axis at its middle.
@@ -146,80 +147,20 @@ struct kd_gb_choose_sah {
     {
         return KD_GB_FADD(t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)num_bins));
     }
-
-    __host__ __device__ void consider(const float *cell, int a, float pos, uint32_t below,
-                                      uint32_t above, float inv_area, float *best,
-                                      kd_gb_split_choice *c) const
-    {
-        if (!(cell[a] < pos && pos < cell[3 + a]))
-            return;
-        float cost = kd_gb_split_cost(sah, cell, a, pos, below, above, inv_area);
-        if (cost < *best) {
-            *best = cost;
-            c->axis = a;
-            c->pos = KD_GB_FADD(pos, 0.0f);
-        }
-    }
-
-    // Node `node`'s choice from its references' bounds t and its bins.
-    __host__ __device__ kd_gb_split_choice choose(const kd_gb_large_node &node, const float *t,
-                                                  const uint32_t *node_bins) const
-    {
-        kd_gb_split_choice c;
-        c.axis = -1;
-        c.pos = 0.0f;
-        float area = kd_gb_box_area(node.cell);
-        if (!force_leaf && (int)node.depth < max_depth && area > 0.0f) {
-            float inv_area = KD_GB_FDIV(1.0f, area);
-            uint32_t n = node.ref_count;
-            float best = INFINITY;
-            for (int a = 0; a < 3; a++) {
-                float ext = KD_GB_FSUB(t[3 + a], t[a]);
-                if (!(ext > 0.0f))
-                    continue;
-                const uint32_t *lo_bins = node_bins + (size_t)a * 2 * num_bins;
-                const uint32_t *hi_bins = lo_bins + num_bins;
-                // The empty slabs outside the references first, then each
-                // bin boundary: below counts bounds starting in lower bins,
-                // above those not ending in them.
-                float pos;
-                if (empty_cut(node.cell, t, a, 0, &pos))
-                    consider(node.cell, a, pos, 0, n, inv_area, &best, &c);
-                if (empty_cut(node.cell, t, a, 1, &pos))
-                    consider(node.cell, a, pos, n, 0, inv_area, &best, &c);
-                uint32_t below = 0, above = n;
-                for (int j = 1; j < num_bins; j++) {
-                    below += lo_bins[j - 1];
-                    above -= hi_bins[j - 1];
-                    consider(node.cell, a, boundary(t, a, ext, j), below, above, inv_area, &best, &c);
-                }
-            }
-        }
-        return c;
-    }
-
-    __host__ __device__ void operator()(uint32_t k) const
-    {
-        choice[k] = choose(nodes[k], tight + 6 * (size_t)k, bins + (size_t)k * 6 * num_bins);
-    }
 };
 
-#if KD_DEVICE_CODE
-// The SAH choice with a warp per node (every lane returns it): the lanes cost the bin boundaries in
-// parallel (the counts by warp prefix sums), and the cheapest candidate wins
-// with ties to the first in kd_gb_choose_sah's serial order (empty cuts, then
-// boundaries, axis by axis), so the choice is the emulation's. A thread per
-// node left the top levels, with a handful of nodes, to a few busy threads.
-static __device__ __forceinline__ void kd_gb_consider_id(const kd_gb_choose_sah &f, const float *cell, int a,
-                                            float pos, uint32_t below, uint32_t above,
-                                            float inv_area, uint32_t id, float *best,
-                                            uint32_t *best_id, int *best_axis, float *best_pos)
+// Candidate id's (cost, plane) where it beats the best so far: a lower cost,
+// or the same with a lower id (ids in kd_gb_choose_sah_by's order, so that
+// however the candidates are shared out, the first of the cheapest wins).
+KD_GB_HD void kd_gb_consider_id(const kd_gb_choose_sah &f, const float *cell, int a, float pos, uint32_t below,
+                                uint32_t above, float inv_area, uint32_t id, float *best, uint32_t *best_id,
+                                int *best_axis, float *best_pos)
 {
     if (!(cell[a] < pos && pos < cell[3 + a]))
         return;
     float cost = kd_gb_split_cost(f.sah, cell, a, pos, below, above, inv_area);
     if (!(cost < INFINITY))
-        return; // as the serial choice, which takes only costs below its start
+        return;
     if (cost < *best || (cost == *best && id < *best_id)) {
         *best = cost;
         *best_id = id;
@@ -228,12 +169,17 @@ static __device__ __forceinline__ void kd_gb_consider_id(const kd_gb_choose_sah 
     }
 }
 
-static __device__ __forceinline__ kd_gb_split_choice kd_gb_choose_sah_warp(const kd_gb_choose_sah &f,
-                                                                           const kd_gb_large_node &node,
-                                                                           const float *t,
-                                                                           const uint32_t *node_bins)
+// Node `node`'s binned SAH choice from its references' bounds t and bins, by
+// a team (a warp per node on the device, one lane on the host): the lanes
+// cost the bin boundaries side by side (each boundary's counts by prefix
+// sums over the bins), and the cheapest candidate wins, ties to the first in
+// the order empty cuts, then boundaries, axis by axis. Every lane returns it.
+template <typename Team>
+KD_GB_HD kd_gb_split_choice kd_gb_choose_sah_by(const Team &team, const kd_gb_choose_sah &f,
+                                                const kd_gb_large_node &node, const float *t,
+                                                const uint32_t *node_bins)
 {
-    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t lane = team.lane();
     float area = kd_gb_box_area(node.cell);
     float best = INFINITY, best_pos = 0.0f;
     uint32_t best_id = KD_GB_NONE;
@@ -257,39 +203,30 @@ static __device__ __forceinline__ kd_gb_split_choice kd_gb_choose_sah_warp(const
             // Boundary j (1..num_bins-1): below counts lower bounds in bins
             // < j, above the upper bounds not in them.
             uint32_t carry_lo = 0, carry_hi = 0;
-            for (int first = 1; first < f.num_bins; first += 32) {
+            for (int first = 1; first < f.num_bins; first += Team::LANES) {
                 int j = first + (int)lane;
                 uint32_t in_lo = j < f.num_bins ? lo_bins[j - 1] : 0u;
                 uint32_t in_hi = j < f.num_bins ? hi_bins[j - 1] : 0u;
-                for (int d = 1; d < 32; d <<= 1) {
-                    uint32_t up_lo = __shfl_up_sync(0xffffffffu, in_lo, d);
-                    uint32_t up_hi = __shfl_up_sync(0xffffffffu, in_hi, d);
-                    if ((int)lane >= d) {
-                        in_lo += up_lo;
-                        in_hi += up_hi;
-                    }
-                }
+                team.inclusive_sum2(&in_lo, &in_hi);
                 if (j < f.num_bins) {
                     kd_gb_consider_id(f, node.cell, a, f.boundary(t, a, ext, j), carry_lo + in_lo,
                                       n - (carry_hi + in_hi), inv_area, id0 + 1u + (uint32_t)j, &best,
                                       &best_id, &best_axis, &best_pos);
                 }
-                carry_lo += __shfl_sync(0xffffffffu, in_lo, 31);
-                carry_hi += __shfl_sync(0xffffffffu, in_hi, 31);
+                carry_lo += team.from_lane(in_lo, Team::LANES - 1);
+                carry_hi += team.from_lane(in_hi, Team::LANES - 1);
             }
         }
     }
     // The lane that found the winner hands over its plane.
-    int src = kd_gb_warp_argmin(&best, &best_id);
-    best_axis = __shfl_sync(0xffffffffu, best_axis, src < 0 ? 0 : src);
-    best_pos = __shfl_sync(0xffffffffu, best_pos, src < 0 ? 0 : src);
+    int src = team.argmin(&best, &best_id);
+    best_axis = team.from_lane(best_axis, src < 0 ? 0 : src);
+    best_pos = team.from_lane(best_pos, src < 0 ? 0 : src);
     kd_gb_split_choice c;
     c.axis = src >= 0 ? best_axis : -1;
     c.pos = src >= 0 ? KD_GB_FADD(best_pos, 0.0f) : 0.0f;
     return c;
 }
-
-#endif
 
 // Each reference's side of its node's plane (all left for a leaf).
 struct kd_gb_classify {
@@ -480,7 +417,9 @@ struct kd_gb_choose_chain {
         const uint32_t *node_bins = f.bins + (size_t)k * 6 * f.num_bins;
         const kd_gb_choose_sah &sah = f;
         const kd_gb_split_choice c =
-            chained(k, &node, &chain, [&](const kd_gb_large_node &n) { return sah.choose(n, t, node_bins); });
+            chained(k, &node, &chain, [&](const kd_gb_large_node &n) {
+                return kd_gb_choose_sah_by(kd_gb_serial_team(), sah, n, t, node_bins);
+            });
         store(k, c, chain, node);
     }
 };

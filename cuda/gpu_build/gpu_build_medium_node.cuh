@@ -252,7 +252,7 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
             }
             kd_gb_bin_one(lo, hi, t, g.sah.num_bins, bins);
         }
-        c = g.sah.choose(node, t, bins);
+        c = kd_gb_choose_sah_by(kd_gb_serial_team(), g.sah, node, t, bins);
         // Empty cuts in a row, the references staying where they are (see
         // kd_gb_plan_empty_cut).
         for (int side; (side = kd_gb_empty_cut_side(c, t, sane)) >= 0;) {
@@ -266,7 +266,7 @@ void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
             write_empty_cut(g, node, c, side, first_child);
             node = empty_cut_child(node, plan, c, side, first_child);
             g.scalars->med_cuts++;
-            c = g.sah.choose(node, t, bins);
+            c = kd_gb_choose_sah_by(kd_gb_serial_team(), g.sah, node, t, bins);
         }
     } else {
         c = g.median.choose(node, t);

@@ -217,7 +217,7 @@ __device__ void process_node(const medium_args &g, warp_shared *shared, team_sha
             sane &= box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5];
         });
         sane = team_all<W>(sane);
-        c = kd_gb_choose_sah_warp(g.sah, node, t, bins);
+        c = kd_gb_choose_sah_by(kd_gb_warp_team(), g.sah, node, t, bins);
         // Empty cuts in a row, the references staying where they are (see
         // kd_gb_plan_empty_cut): the lead lane takes each cut's pool slots and
         // writes its records; every lane follows the node down to its large
@@ -250,7 +250,7 @@ __device__ void process_node(const medium_args &g, warp_shared *shared, team_sha
             if (!ok)
                 break; // the normal path finds the pool full too, and stops
             node = empty_cut_child(node, plan, c, side, first_child);
-            c = kd_gb_choose_sah_warp(g.sah, node, t, bins);
+            c = kd_gb_choose_sah_by(kd_gb_warp_team(), g.sah, node, t, bins);
         }
         if (lead && cuts)
             atomicAdd(&g.scalars->med_cuts, cuts);
