@@ -62,47 +62,26 @@ const char *kd_gpu_step_name(kd_gpu_step step)
     return "?";
 }
 
+/* The defaults, each chosen by measurement (docs/performance.md, under the
+ * option's name): binned SAH keeps the trees within 10% of the exact CPU
+ * tree where the median split does not; empty cuts follow the build rules'
+ * empty-bonus fraction, as the CPU builder's sweep; the one-launch reduction
+ * rung, since in-build reductions are small and launch-bound; the medium
+ * stage from a level of 8 nodes of at most 16384 references, its nodes of
+ * more than 1024 taken by a block's warps. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts)
 {
-    /* Measured on the H100 over every shared scene: binned SAH in the
-     * large-node stage keeps the tree within 10% of the CPU exact-SAH cost
-     * everywhere (median fails on the conference room, 1.67x). */
-    memset(opts, 0, sizeof *opts);
+    memset(opts, 0, sizeof *opts); /* no cap, no profile, no test hooks */
     kd_build_params_default(&opts->params);
     opts->large_split = KD_LARGE_SPLIT_SAH;
     opts->small_node_threshold = KD_GPU_SMALL_NODE_MAX;
     opts->sah_bins = 32;
-    /* The large and medium stages consider an empty cut where the build
-     * rules grant the empty bonus (min_empty_fraction, 0.1), as the CPU
-     * builder's sweep does. Zhou et al.'s 0.25 made fewer cuts high in the
-     * tree, which left depth below the cap for finer, larger trees: lower
-     * SAH cost on the scanned meshes (the dragon 0.83 of the CPU tree's)
-     * at up to 2.2 times the CPU tree's nodes, and the build time they
-     * cost (docs/performance.md, "Empty cuts as the CPU builder makes
-     * them, chained in the large levels"). */
     opts->empty_space_ratio = -1.0f;
-    opts->max_refs_per_triangle = 10.0f; /* measured: 8 left crytek sponza 10.5% above the CPU cost */
-    /* The in-build reductions are small segmented ones, where a launch's
-     * latency is most of the cost: the one-launch rung (no init kernel, no
-     * atomics) was fastest there on the H100 (in-build profile, bunny). */
+    opts->max_refs_per_triangle = 10.0f;
     opts->reduce_variant = KD_REDUCE6_VEC4_ONEPASS;
-    /* H100, side by side (docs/performance.md): a level of 8 nodes of at
-     * most 16384 references goes to the medium stage, whose nodes of more
-     * than 1024 take a block's warps together. With the empty cuts above
-     * (more of them high in the tree, which the medium stage makes without a
-     * pass), three runs each against 16 of 8192: crytek sponza 4.00-4.06 ->
-     * 3.93-3.95 ms, conference 3.53-3.56 -> 3.48-3.55, the dragon 7.07-7.11
-     * -> 7.03-7.07, the others within noise. The trees are the same. */
     opts->medium_min_nodes = 8;
     opts->medium_max_refs = 16384;
     opts->medium_block_refs = 1024;
-    opts->max_device_bytes = 0;
-    opts->small_clip_jobs = 0;
-    opts->small_room = 0;
-    opts->medium_blocks = 0;
-    opts->medium_local_polygons = 0;
-    opts->profile = 0;
-    opts->kernel_clock = 0;
 }
 
 float kd_gpu_build_empty_space(const kd_gpu_build_options *opts)
@@ -142,7 +121,7 @@ static kd_status check_options(const kd_gpu_build_options *o, kd_error *err)
     if ((int)o->reduce_variant < 0 || o->reduce_variant >= KD_REDUCE_NUM_VARIANTS)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: unknown reduction variant %d",
                             (int)o->reduce_variant);
-    if (o->medium_min_nodes < 0 || o->medium_max_refs < 0 || o->medium_block_refs < 0 || o->medium_blocks < 0)
+    if (o->medium_min_nodes < 0 || o->medium_max_refs < 0 || o->medium_block_refs < 0 || o->hooks.medium_blocks < 0)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: the medium stage's limits must be >= 0");
     if (!(p->traversal_cost >= 0.0f) || !(p->intersect_cost > 0.0f) ||
         !(p->empty_bonus >= 0.0f && p->empty_bonus <= 1.0f) || p->max_bad_refines < 1 ||

@@ -44,9 +44,21 @@ int kd_large_split_parse(const char *name);
 
 enum { KD_GPU_SMALL_NODE_MAX = 64 }; /* reference masks are 64 bits */
 
+/* Knobs for tests only, never set by the CLI or the public API (scankd.h):
+ * they make rare paths run on small inputs. Zero: off. */
+typedef struct kd_gb_test_hooks {
+    uint32_t small_clip_jobs;       /* the first size of the small stage's clip-job array (grown on demand) */
+    uint32_t small_room;            /* the small stage's task array first holds this many beyond the roots,
+                                       and its bounds arena this many beyond their members */
+    int medium_blocks;              /* the medium stage runs at most this many blocks (few blocks:
+                                       the queues' hand-offs; sanitizers) */
+    int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as
+                                       on GPUs without room in shared memory */
+} kd_gb_test_hooks;
+
 typedef struct kd_gpu_build_options {
     kd_build_params params;         /* SAH constants, termination rules, depth cap (as the CPU builder) */
-    kd_large_split large_split;     /* default SAH (median: faster, but 1.67x the CPU cost on conference) */
+    kd_large_split large_split;     /* default SAH (median: faster, trees far from exact SAH on some scenes) */
     int small_node_threshold;       /* nodes with at most this many references go to the small stage, 1..64 */
     int sah_bins;                   /* bins per axis for KD_LARGE_SPLIT_SAH, 2..128 */
     float empty_space_ratio;        /* large and medium stages: the empty slab beside a node's references
@@ -61,15 +73,7 @@ typedef struct kd_gpu_build_options {
     int medium_block_refs;          /* the medium stage's nodes of more than this many references
                                        take a block's warps together; 0: a warp each */
     size_t max_device_bytes;        /* 0: no cap; else the builder holds at most this much device memory */
-    uint32_t small_clip_jobs;       /* 0: sized from the small references; else the first size of the
-                                       small stage's clip-job array (grown on demand; tests: its growth) */
-    uint32_t small_room;            /* 0: sized from the small references; else the small stage's task
-                                       array first holds this many beyond the roots, and its bounds
-                                       arena this many beyond their members (grown on demand; tests) */
-    int medium_blocks;              /* 0: the medium stage runs as many blocks as the GPU holds at once;
-                                       else at most this many (tests: few blocks, sanitizers) */
-    int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory,
-                                       as on GPUs without room in shared memory (tests: that path) */
+    kd_gb_test_hooks hooks;         /* tests only; zero */
     int profile;                    /* 1: time stages and reductions with CUDA events */
     int kernel_clock;               /* 1 (with profile): also the reductions' and the build's kernels'
                                        device time by CUPTI (kd_kernel_clock.h), where it can run */

@@ -19,6 +19,7 @@
 
 #include "cuda_status.h"
 #include "gpu_build_internal.h"
+#include "gpu_build_tuning.h"
 #include "kd_primitives.h"
 #include "kd_tree.h"
 #if KD_DEVICE_CODE
@@ -385,6 +386,16 @@ static __host__ __device__ __forceinline__ uint32_t kd_gb_atomic_add(uint32_t *p
     uint32_t old = *p;
     *p = old + v;
     return old;
+#endif
+}
+
+// Atomic maximum on the device; under emulation elements run one at a time.
+static __host__ __device__ __forceinline__ void kd_gb_atomic_max(uint32_t *p, uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    atomicMax(p, v);
+#else
+    *p = v > *p ? v : *p;
 #endif
 }
 

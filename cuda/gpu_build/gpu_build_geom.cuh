@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gpu_build_tuning.h"
 #include "host_device.h"
 #include "kd_build.h"
 
@@ -56,15 +57,11 @@ KD_GB_UNROLL
 }
 
 // ---- Conservative clipping ---------------------------------------------------
-// A triangle clipped by the six planes of a box has at most 9 vertices, and
-// a polygon holds 9: where rounding would make more, the clip falls back to
-// the box (still conservative). Room costs: the device keeps two polygons a
-// thread in shared memory. tests/gpu_build_clip's 1.6 million awkward
-// triangles clip the same with room for 24, 12 or 9 points (the team clip of
-// gpu_build_clip_team.cuh, a lane per point, allows at most 16).
-#ifndef KD_GB_CLIP_MAX_POINTS
-#define KD_GB_CLIP_MAX_POINTS 9
-#endif
+// A polygon holds KD_GB_CLIP_MAX_POINTS points (the tuning header); where
+// rounding would make more, the clip falls back to the box (still
+// conservative). Room costs: the device keeps two polygons a thread in
+// shared memory (the team clip of gpu_build_clip_team.cuh, a lane per
+// point, allows at most 16).
 enum { KD_GB_CLIP_MAX = KD_GB_CLIP_MAX_POINTS };
 
 // Relative size of the outward widening of clipped bounds: far above the

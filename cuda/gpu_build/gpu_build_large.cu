@@ -177,15 +177,6 @@ __global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter 
 
 #endif
 
-// Levels of at least this many references queue their straddlers (H200:
-// the dragon's levels of about a million, 17% less clip-and-scatter time;
-// the bunny's of 70 to 90 thousand lost more to the launch than they won.
-// H100, from 500000 down to 200000: conference's levels of about 280
-// thousand 2% faster builds, crytek sponza's 1%, the others the same).
-#ifndef KD_GB_CLIP_QUEUE_MIN
-#define KD_GB_CLIP_QUEUE_MIN 200000u
-#endif
-
 #if KD_DEVICE_CODE
 kd_status scatter_on_device(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
                             kd_error *err)

@@ -342,9 +342,6 @@ KD_GB_HD int kd_gb_plan_empty_cut(const kd_gb_plan_params &pp, const kd_gb_large
 // with the cut kept here for the bookkeeping's pool records, and chooses
 // again; at most KD_GB_CHAIN_MAX a level (the rest take a pass each). The
 // decisions are those of a level per cut, so the tree is the same.
-#ifndef KD_GB_CHAIN_MAX
-#define KD_GB_CHAIN_MAX 8 // 0: none (every empty cut a level, as before; for measuring)
-#endif
 enum { KD_GB_CHAIN_SLOTS = KD_GB_CHAIN_MAX > 0 ? KD_GB_CHAIN_MAX : 1 };
 struct kd_gb_chain {
     uint32_t count;

@@ -26,17 +26,6 @@
 
 namespace {
 
-// Blocks of the medium kernel per SM it is built for, and its threads
-// (KD_GB_MED_THREADS, gpu_build_medium_node.cuh): 256 x 1 (164 registers,
-// 8 warps an SM). H100, side by side, two runs each: 128 x 3 (12 warps, no
-// spills, a block-queue node taken by 4 warps) lost 0.17-0.25 ms on the
-// bunny, sponza, crytek sponza and conference and won 0.16 on the dragon;
-// 256 x 2 (128 registers, spills, polygons in local memory) lost about as
-// much; 128 x 4 more; 320 x 1 won only on the dragon.
-#ifndef KD_GB_MED_MIN_BLOCKS
-#define KD_GB_MED_MIN_BLOCKS 1
-#endif
-
 // The stage's counters (kd_gb_scalars, med_head on), as the host sets them
 // but for the block queue's live tasks, which init_ready_kernel counts.
 enum { MED_COUNTERS = 17, MED_BIG_LIVE_AT = 14 };
@@ -197,12 +186,12 @@ kd_status medium_on_device(kd_gpu_builder *b, const medium_args &g, uint32_t num
                            const medium_counters &init, const kd_gpu_build_options *o, kd_error *err)
 {
     size_t smem = 0;
-    KD_TRY(polygon_smem(o->medium_local_polygons != 0, &smem, err));
+    KD_TRY(polygon_smem(o->hooks.medium_local_polygons != 0, &smem, err));
     void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
     uint32_t blocks = 0;
     KD_TRY(kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem));
-    if (o->medium_blocks > 0 && blocks > (uint32_t)o->medium_blocks)
-        blocks = (uint32_t)o->medium_blocks;
+    if (o->hooks.medium_blocks > 0 && blocks > (uint32_t)o->hooks.medium_blocks)
+        blocks = (uint32_t)o->hooks.medium_blocks;
     KD_TRY(kd_gb_cuda(err, kd_launch_dependent(init_ready_kernel, blocks, KD_GB_MAP_BLOCK, 0, b->stream, g,
                                                num_nodes, init),
                       "medium-stage queue"));

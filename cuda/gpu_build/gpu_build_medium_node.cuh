@@ -12,15 +12,11 @@
 
 namespace {
 
-// Sizes the device kernel is built for.
 // A task's state: ready for a warp, never made (an array overflowed), or
 // ready and in the block queue (a warp skips it, as a dead one).
 enum { MED_READY = 1, MED_DEAD = 2, MED_BIG = 3 };
 // A block-queue place that holds no task (a level's node a warp takes).
 enum : uint32_t { MED_BIG_SKIP = 0xffffffffu };
-#ifndef KD_GB_MED_THREADS
-#define KD_GB_MED_THREADS 256 // see KD_GB_MED_MIN_BLOCKS (gpu_build_medium.cu)
-#endif
 // The ring holds fewer than 32 straddlers between drains, and a step adds
 // at most 32.
 enum { MED_THREADS = KD_GB_MED_THREADS, MED_WARPS = MED_THREADS / 32, MED_MAX_BINS = 128, MED_RING = 64 };

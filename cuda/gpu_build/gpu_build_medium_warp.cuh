@@ -58,12 +58,7 @@ __device__ __forceinline__ void warp_bounds(float *t)
     }
 }
 
-// A lane's references UNROLL at a time, their loads issued together. One
-// at a time measured fastest on the H100 against 2, 3, 4 and 8 (the dragon
-// 1.7% faster than at 4; docs/performance.md), for reasons not established.
-#ifndef KD_GB_MED_UNROLL
-#define KD_GB_MED_UNROLL 1
-#endif
+// A lane's references UNROLL at a time, their loads issued together.
 enum { UNROLL = KD_GB_MED_UNROLL, STEP = 32 * UNROLL };
 
 // f(box) for each of this lane's references of [first, first + n), their

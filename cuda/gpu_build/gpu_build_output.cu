@@ -358,10 +358,6 @@ struct place_nodes {
     }
 };
 
-// A small-stage wave of fewer slots than this is walked up rather than given
-// a pass: a pass costs a launch (a few us), a walk about 0.06 ns more per
-// node in atomics (H100).
-enum : uint32_t { KD_GB_WAVE_PASS_MIN = 1u << 16 };
 
 } // namespace
 

@@ -1,8 +1,9 @@
-// The small-node stage's records and its reference evaluation of a node
-// through a workspace (the host emulation's path, a node at a time):
-// members into compact arrays, their bounds sorted per axis, every candidate
-// plane costed, pbrt-v4's rules. The device makes the same choice in
-// registers (gpu_build_small_team.cuh). Included by the small stage only.
+// The small-node stage's records, and the choice of a node's split member by
+// member: each member's six candidate planes costed against the other
+// members' bounds (cost_member), pbrt-v4's rules on the cheapest. The
+// device shares a node's members out over a team of lanes
+// (gpu_build_small_team.cuh); the host emulation takes them in turn
+// (decide_serial). Included by the small stage only.
 #ifndef KD_GPU_BUILD_SMALL_NODE_CUH
 #define KD_GPU_BUILD_SMALL_NODE_CUH
 
@@ -59,14 +60,6 @@ struct __align__(16) clip_job {
     uint32_t at[2];         // the entries of its bounds in the children (KD_GB_DEAD_TASK: none)
 };
 
-// The workspace of one node (compact: member c is the root's
-// reference member[c]).
-struct workspace {
-    float lo[3][MAXR], hi[3][MAXR];          // clipped to the node's box
-    float sorted_lo[3][MAXR], sorted_hi[3][MAXR];
-    uint8_t member[MAXR];
-};
-
 struct small_args {
     const kd_gb_small_root *roots;
     uint32_t num_roots;
@@ -75,11 +68,9 @@ struct small_args {
     task *tasks;
     uint32_t task_capacity;
     member_box *arena;
-    uint32_t *owner;              // per arena entry: its task, or KD_GB_NONE (emulation only; NULL on the device)
     clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit
     uint32_t arena_capacity;
-    member_plan *plans;           // per task
     kd_gb_pool_node *pool;
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;
@@ -91,51 +82,6 @@ struct small_args {
     uint32_t cutoff_prims;
     float bad_cost_ratio;
 };
-
-// Number of sorted values <= s (le) or < s (lt).
-KD_GB_HD uint32_t count_below(const float *sorted, uint32_t n, float s, int le)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) >> 1;
-        if (le ? sorted[mid] <= s : sorted[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-// Loads the node's members (bounds already clipped to its box) and sorts
-// their bounds per axis.
-KD_GB_HD void prepare_node(const small_args &g, workspace *ws, const task &t, uint32_t m)
-{
-    for (uint32_t i = 0; i < MAXR; i++) {
-        if (!((t.mask >> i) & 1ull))
-            continue;
-        uint32_t c = (uint32_t)kd_gb_popc64(t.mask & ((1ull << i) - 1ull));
-        member_box box = g.arena[t.bounds_at + c];
-        ws->member[c] = (uint8_t)i;
-        for (int a = 0; a < 3; a++) {
-            ws->lo[a][c] = box.v[a];
-            ws->hi[a][c] = box.v[3 + a];
-        }
-    }
-    // Rank of each bound among the members' (ties by member order).
-    for (uint32_t e = 0; e < 6 * m; e++) {
-        uint32_t list = e / m, c = e % m;
-        int a = (int)(list >> 1), upper = (int)(list & 1);
-        const float *vals = upper ? ws->hi[a] : ws->lo[a];
-        float v = vals[c];
-        uint32_t rank = 0;
-        for (uint32_t d = 0; d < m; d++)
-            rank += vals[d] < v || (vals[d] == v && d < c);
-        if (upper)
-            ws->sorted_hi[a][rank] = v;
-        else
-            ws->sorted_lo[a][rank] = v;
-    }
-}
 
 struct decision {
     int leaf;
@@ -186,47 +132,162 @@ KD_GB_HD void take_split(const task &t, uint32_t m, int axis, float pos, unsigne
     d->pos = pos;
 }
 
-// The best candidate of every axis, then pbrt-v4's rules. Candidate k of the
-// node is member k / 6's; its id (for ties) counts in the root's references,
-// so it does not depend on which members the node has.
-KD_GB_HD decision decide(const small_args &g, const workspace *ws, const task &t, uint32_t m)
+// The members' bounds of the nodes a team decides, slot c for the member on
+// lane c (and c + 32 for a lane's second): the counting loop reads them.
+struct member_slots {
+    float4 lo_hx[MAXR]; // lo xyz, hi x
+    float2 hyz[MAXR];   // hi y z
+};
+
+KD_GB_HD void put_slot(member_slots *slots, uint32_t at, const member_box &box)
 {
-    decision d = leaf_decision(t);
-    float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
-    float best = INFINITY;
-    uint32_t best_id = KD_GB_NONE;
-    int best_axis = 0;
-    float best_pos = 0.0f;
-    for (uint32_t k = 0; k < CAND_PER_REF * m; k++) {
-        uint32_t c = k / CAND_PER_REF, rem = k % CAND_PER_REF;
-        int a = (int)(rem >> 1), upper = (int)(rem & 1);
-        float s = KD_GB_FADD(kd_gb_step(upper ? ws->hi[a][c] : ws->lo[a][c], upper), 0.0f);
-        if (!(t.cell[a] < s && s < t.cell[3 + a]))
-            continue;
-        uint32_t ilo = count_below(ws->sorted_lo[a], m, s, 1);
-        uint32_t ihi = count_below(ws->sorted_hi[a], m, s, 0);
-        float cost = kd_gb_split_cost(g.sah, t.cell, a, s, ilo, m - ihi, inv_area);
-        uint32_t id = (uint32_t)ws->member[c] * CAND_PER_REF + rem;
-        if (cost < best || (cost == best && id < best_id)) {
-            best = cost;
-            best_id = id;
-            best_axis = a;
-            best_pos = s;
+    float4 first;
+    float2 rest;
+    first.x = box.v[0], first.y = box.v[1], first.z = box.v[2], first.w = box.v[3];
+    rest.x = box.v[4], rest.y = box.v[5];
+    slots->lo_hx[at] = first;
+    slots->hyz[at] = rest;
+}
+
+KD_GB_HD void slot_bounds(const member_slots *slots, uint32_t at, float (&lo)[3], float (&hi)[3])
+{
+    const float4 first = slots->lo_hx[at];
+    const float2 rest = slots->hyz[at];
+    lo[0] = first.x, lo[1] = first.y, lo[2] = first.z;
+    hi[0] = first.w, hi[1] = rest.x, hi[2] = rest.y;
+}
+
+// 1.0f where a <= b (le_one) or a >= b (ge_one), else 0.0f (also for a NaN,
+// as the comparison). On the device one instruction (FSET.BF), which the
+// counting loop adds to its float counts: two instructions a count where
+// integer counts took three.
+KD_GB_HD float le_one(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+    float one;
+    asm("set.le.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
+    return one;
+#else
+    return a <= b ? 1.0f : 0.0f;
+#endif
+}
+
+KD_GB_HD float ge_one(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+    float one;
+    asm("set.ge.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
+    return one;
+#else
+    return a >= b ? 1.0f : 0.0f;
+#endif
+}
+
+// The cheapest candidate so far (cost, id), and its plane.
+struct candidate {
+    float cost, pos;
+    uint32_t id;
+    int axis;
+};
+
+KD_GB_HD candidate no_candidate()
+{
+    candidate b;
+    b.cost = INFINITY;
+    b.pos = 0.0f;
+    b.id = KD_GB_NONE;
+    b.axis = 0;
+    return b;
+}
+
+// The counting loop over the node's members, unrolled so that one member's
+// loads are in flight while the last one's bounds are compared.
+constexpr int kFromUnroll = KD_GB_FROM_UNROLL;
+
+// Member c's six candidate planes (r = 2 * axis + upper: one float below
+// its lower bound, one float above its upper bound), each costed by the
+// counts of the node's m members (slots base..base + m - 1) with lower
+// bound <= the plane (below) and upper bound >= it (above), folded into
+// *best: a lower cost wins, ties to the lower id (c * 6 + r). `have` 0:
+// the lane has no member c (it runs the loop empty, keeping in step).
+KD_GB_HD void cost_member(const small_args &g, const task &t, uint32_t m, const member_slots *slots,
+                          uint32_t base, uint32_t c, int have, float inv_area, candidate *best)
+{
+    float own_lo[3], own_hi[3];
+    slot_bounds(slots, base + c, own_lo, own_hi);
+    float s[CAND_PER_REF];
+    // The counts as floats (whole numbers, exact), as le_one and ge_one
+    // give them and kd_gb_split_cost_f takes them.
+    float below[CAND_PER_REF], above[CAND_PER_REF];
+KD_GB_UNROLL
+    for (int r = 0; r < CAND_PER_REF; r++) {
+        s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? own_hi[r >> 1] : own_lo[r >> 1], r & 1), 0.0f);
+        below[r] = above[r] = 0.0f;
+    }
+    const uint32_t count_to = have ? m : 0u;
+#if defined(__CUDA_ARCH__)
+#pragma unroll (kFromUnroll)
+#endif
+    for (uint32_t from = 0; from < count_to; from++) {
+        float other_lo[3], other_hi[3];
+        slot_bounds(slots, base + from, other_lo, other_hi);
+KD_GB_UNROLL
+        for (int r = 0; r < CAND_PER_REF; r++) {
+            below[r] += le_one(other_lo[r >> 1], s[r]);
+            above[r] += ge_one(other_hi[r >> 1], s[r]);
         }
     }
-    if (best_id == KD_GB_NONE)
-        return d;
-    if (!accept_split(g, m, best, &d))
-        return d;
-    // The children: members with lower bound <= s below, upper bound >= s above.
-    for (uint32_t c = 0; c < m; c++) {
-        unsigned long long bit = 1ull << ws->member[c];
-        if (ws->lo[best_axis][c] <= best_pos)
-            d.below |= bit;
-        if (ws->hi[best_axis][c] >= best_pos)
-            d.above |= bit;
+KD_GB_UNROLL
+    for (int r = 0; r < CAND_PER_REF; r++) {
+        int a = r >> 1;
+        if (!have || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
+            continue;
+        float cost = kd_gb_split_cost_f(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
+        uint32_t id = c * CAND_PER_REF + (uint32_t)r;
+        if (cost < best->cost || (cost == best->cost && id < best->id)) {
+            best->cost = cost;
+            best->id = id;
+            best->axis = a;
+            best->pos = s[r];
+        }
     }
-    take_split(t, m, best_axis, best_pos, d.below, d.above, &d);
+}
+
+// Which children member bit goes to under the chosen plane: below where
+// its lower bound is at or under it, above where its upper bound is at or
+// over it.
+KD_GB_HD void member_sides(const candidate &best, const float (&lo)[3], const float (&hi)[3],
+                           unsigned long long bit, unsigned long long *below, unsigned long long *above)
+{
+    if (kd_gb_pick3(best.axis, lo[0], lo[1], lo[2]) <= best.pos)
+        *below |= bit;
+    if (kd_gb_pick3(best.axis, hi[0], hi[1], hi[2]) >= best.pos)
+        *above |= bit;
+}
+
+// A splittable node's decision by one lane (the host emulation): every
+// member's candidates in turn, then pbrt-v4's rules on the cheapest. The
+// device shares the members out over a team (decide_team) and takes the
+// same winner.
+KD_GB_HD decision decide_serial(const small_args &g, const task &t, uint32_t m, member_slots *slots)
+{
+    decision d = leaf_decision(t);
+    for (uint32_t c = 0; c < m; c++)
+        put_slot(slots, c, g.arena[t.bounds_at + c]);
+    const float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
+    candidate best = no_candidate();
+    for (uint32_t c = 0; c < m; c++)
+        cost_member(g, t, m, slots, 0, c, 1, inv_area, &best);
+    if (best.id == KD_GB_NONE)
+        return d;
+    unsigned long long below = 0ull, above = 0ull;
+    for (uint32_t c = 0; c < m; c++) {
+        float lo[3], hi[3];
+        slot_bounds(slots, c, lo, hi);
+        member_sides(best, lo, hi, 1ull << kd_gb_nth_bit64(t.mask, c), &below, &above);
+    }
+    if (accept_split(g, m, best.cost, &d))
+        take_split(t, m, best.axis, best.pos, below, above, &d);
     return d;
 }
 

@@ -1,7 +1,8 @@
 // The small-node stage's task bookkeeping, shared by the node pass's warp
-// and packed-team paths and by the host emulation: slots reserved, and a
-// node's outcome written (its pool record, and for a split the children's
-// tasks, arena entries and plan).
+// and packed-team paths and by the host emulation: slots reserved, a node's
+// outcome written (its pool record, and for a split the children's tasks
+// and arena entries), and its members filed under the children (copied, or
+// queued for the clip pass where they straddle the plane).
 // Included by gpu_build_small.cu only.
 #ifndef KD_GPU_BUILD_SMALL_TASKS_CUH
 #define KD_GPU_BUILD_SMALL_TASKS_CUH
@@ -13,10 +14,8 @@ namespace kd_gb_small {
 // `slots` task slots and `members` arena entries from the two global
 // counters, which sit side by side in one 64-bit word (the task count in
 // its low half), taken with one atomic: every warp's passes queue on these
-// counters, and an atomic on each was about 1% slower (H100 side by side,
-// four runs: crytek sponza 4.66-4.72 -> 4.60-4.64 ms, the dragon
-// 11.62-11.70 -> 11.49-11.58). The task count stays far below 2^32 (its
-// array would hold more than 200 GB), so it never carries.
+// counters. The task count stays far below 2^32 (its array would hold more
+// than 200 GB), so it never carries.
 static_assert(offsetof(kd_gb_scalars, arena_count) == offsetof(kd_gb_scalars, task_count) + 4 &&
                   offsetof(kd_gb_scalars, task_count) % 8 == 0,
               "the small stage's two counters form one aligned 64-bit word");
@@ -80,8 +79,8 @@ KD_GB_UNROLL
     }
 }
 
-// What split `d` means for its members, the children's from `base` (the
-// plan the member pass reads): KD_GB_DEAD_TASK where a child is a leaf.
+// What split `d` means for its members, the children's entries from `base`:
+// KD_GB_DEAD_TASK where a child is a leaf.
 KD_GB_HD member_plan make_plan(const decision &d, const children &ch, uint32_t base)
 {
     member_plan plan;
@@ -94,11 +93,9 @@ KD_GB_HD member_plan make_plan(const decision &d, const children &ch, uint32_t b
     return plan;
 }
 
-// The member pass's routing of one member (bit `bit` of its node's mask)
-// under its node's plan: to the children that go on, its bounds at their
-// arena entries.
+// The routing of one member (bit `bit` of its node's mask) under its node's
+// plan: to the children that go on, its bounds at their arena entries.
 struct member_route {
-    const task *owner;
     unsigned long long bit;
     int below, above;
 };
@@ -182,11 +179,11 @@ KD_GB_HD void run_clip_job(const small_args &g, const clip_job &job, Poly &poly)
         store_clipped(g, job, side, child[side]);
 }
 
-// Writes split `d` of task `index` into the slots reserved for it (two tasks
+// Writes split `d` of a task into the slots reserved for it (two tasks
 // from `slot`, the members from `base`). The team's lanes share the stores:
 // lane 0 the plan and the node, lanes 1 and 2 % lanes a child each. Returns 0 where
 // the slots passed the arrays' ends (the run is void; nothing is written).
-KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, const decision &d,
+KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
                            const children &ch, uint32_t slot, uint32_t base, uint32_t lane,
                            uint32_t lanes)
 {
@@ -196,18 +193,10 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, uint32_t index, co
         return 0;
     }
     const member_plan plan = make_plan(d, ch, base);
-    // The children's entries name their task, for the emulation's member
-    // pass (the device's node pass files the members itself).
-#if !defined(__CUDA_ARCH__)
-    for (uint32_t k = lane; k < ch.num_members; k += lanes)
-        g.owner[base + k] = slot + (ch.goes_on[0] && k < ch.counts[0] ? 0u : 1u);
-#endif
     uint32_t first_child = g.pool_base + (slot - g.num_roots);
-    if (lane == 0) {
-        g.plans[index] = plan;
+    if (lane == 0)
         g.pool[t.pool_id] = kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
                                               t.parent, t.depth);
-    }
 KD_GB_UNROLL
     for (int side = 0; side < 2; side++) {
         if (lane != (1u + (uint32_t)side) % lanes)
@@ -234,8 +223,8 @@ KD_GB_UNROLL
 // A node decided by a whole warp (or the emulation's one lane): its leaf, or
 // its split with slots reserved by lane 0. Returns 1 where it committed a
 // split, whose children are *ch and members go from *base.
-KD_GB_HD int finish_task(const small_args &g, const task &t, uint32_t index,
-                         const decision &d, uint32_t lane, uint32_t lanes, children *ch, uint32_t *base)
+KD_GB_HD int finish_task(const small_args &g, const task &t, const decision &d, uint32_t lane, uint32_t lanes,
+                         children *ch, uint32_t *base)
 {
     if (d.leaf) {
         if (lane == 0)
@@ -251,26 +240,50 @@ KD_GB_HD int finish_task(const small_args &g, const task &t, uint32_t index,
     slot = __shfl_sync(0xffffffffu, slot, 0);
     *base = __shfl_sync(0xffffffffu, *base, 0);
 #endif
-    return commit_split(g, t, index, d, *ch, slot, *base, lane, lanes);
+    return commit_split(g, t, d, *ch, slot, *base, lane, lanes);
 }
 
-// One node on the host emulation's path (decide through a workspace): leaf
-// or split, its pool record, and its children as new tasks.
-KD_GB_HD void process_task(const small_args &g, workspace *ws, uint32_t index)
+// Member c of task t filed under its split's plan: copied to the children
+// that go on unless it straddles the plane; 1 where it straddles (its clip
+// job then goes in the wave's queue, queue_clip).
+KD_GB_HD int file_member(const small_args &g, const task &t, const member_plan &plan, uint32_t c, member_route *r)
+{
+    return route_by_plan(plan, 1ull << kd_gb_nth_bit64(t.mask, c), r) && copy_routed(g, plan, *r, t.bounds_at + c);
+}
+
+// Member c's clip job at queue place `slot`; a place past the array voids
+// the run (the host grows the array to at least the count it was short of).
+KD_GB_HD void queue_clip(const small_args &g, const task &t, const member_plan &plan, const member_route &r,
+                         uint32_t c, uint32_t slot)
+{
+    if (slot >= g.clip_capacity) {
+        kd_gb_atomic_max(&g.scalars->clip_short, slot + 1u);
+        g.scalars->pool_overflow = 1;
+        return;
+    }
+    g.clip_jobs[slot] = make_clip_job(t, plan, r, t.bounds_at + c);
+}
+
+// One node by one lane (the host emulation): its decision member by member,
+// its outcome written, its members filed, its straddlers queued in order.
+KD_GB_HD void process_task_serial(const small_args &g, uint32_t index, member_slots *slots)
 {
     const task t = g.tasks[index];
     if (t.bounds_at == KD_GB_DEAD_TASK)
         return; // a leaf its parent wrote
-    g.plans[index].axis = -1; // until it splits: the member pass skips its members
-    uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
-    decision d = leaf_decision(t);
-    if (splittable(g, t, m)) {
-        prepare_node(g, ws, t, m);
-        d = decide(g, ws, t, m);
-    }
+    const uint32_t m = (uint32_t)kd_gb_popc64(t.mask);
+    const decision d = splittable(g, t, m) ? decide_serial(g, t, m, slots) : leaf_decision(t);
     children ch;
     uint32_t base;
-    finish_task(g, t, index, d, 0, 1, &ch, &base);
+    if (!finish_task(g, t, d, 0, 1, &ch, &base))
+        return;
+    const member_plan plan = make_plan(d, ch, base);
+    kd_gb_wave_state &wave = g.scalars->wave[g.wave & 1u];
+    for (uint32_t c = 0; c < m; c++) {
+        member_route r;
+        if (file_member(g, t, plan, c, &r))
+            queue_clip(g, t, plan, r, c, wave.clips++);
+    }
 }
 
 } // namespace kd_gb_small

@@ -1,13 +1,11 @@
-// The node pass in registers: a team of 2, 4, 8 or 16 lanes per node of at
-// most 16 members (96% of the small stage's nodes, five on average, a third
-// of them two), the whole warp per node of up to 32, a lane per member, and
-// two members per lane up to 64. Each lane costs its member's six candidate
-// planes; the counts on either side of a plane come from the other members'
-// bounds, read from the warp's shared-memory slots. The cheapest (cost, id)
-// wins as in `decide`, whose rules and arithmetic this repeats, so a node
-// gets the same split either way (the device tests compare the device tree
-// with the emulation's, which takes `decide` for every node). Device only;
-// included by gpu_build_small.cu.
+// The node pass on the device: a team of 2, 4, 8 or 16 lanes per node of at
+// most 16 members (most of the small stage's nodes), the whole warp per node
+// of up to 32, a lane per member, and two members per lane up to 64. Each
+// lane costs its members' candidate planes with cost_member, against the
+// other members' bounds in the warp's shared-memory slots; the team takes
+// the cheapest (cost, id) by shuffles, which is the winner decide_serial
+// takes member by member in the host emulation. Device only; included by
+// gpu_build_small.cu.
 #ifndef KD_GPU_BUILD_SMALL_TEAM_CUH
 #define KD_GPU_BUILD_SMALL_TEAM_CUH
 
@@ -21,19 +19,9 @@ namespace kd_gb_small {
 // Teams are 2, 4, 8 or 16 lanes wide (the member count rounded up to a power
 // of two), packed into a warp widest first, each on lanes aligned to its
 // width (so shuffles by xor stay inside it): with nodes of two members a
-// third of all, a warp decides about seven nodes at a time where fixed teams
-// of eight decided four. Nodes of more members take the whole warp.
-#ifndef KD_GB_TEAM_MAX
-#define KD_GB_TEAM_MAX 16 // H200: 5-8% faster builds than 8 (nodes of 9 to 16 members then shared a warp)
-#endif
+// third of all, a warp decides several nodes at a time. Nodes of more
+// members take the whole warp.
 static_assert(KD_GB_TEAM_MAX == 8 || KD_GB_TEAM_MAX == 16, "team_width makes teams of up to 8 or 16 lanes");
-// The counting loop over the team's members, unrolled so that one member's
-// shuffles are in flight while the last one's bounds are compared (H100: 2
-// ran the node passes 3% faster than 1; 4 spilled and was slower).
-#ifndef KD_GB_FROM_UNROLL
-#define KD_GB_FROM_UNROLL 2
-#endif
-constexpr int kFromUnroll = KD_GB_FROM_UNROLL;
 enum { TEAM_MAX = KD_GB_TEAM_MAX, PASS_TASKS = 32 }; // a run sorts on one lane per task
 
 #if KD_DEVICE_CODE
@@ -53,46 +41,11 @@ __device__ __forceinline__ unsigned long long member_bit(unsigned long long mask
     }
 }
 
-// 1.0f where a <= b (le_one) or a >= b (ge_one), else 0.0f (also for a NaN,
-// as the comparison): one instruction (FSET.BF), which the counting loop
-// below adds to its float counts, two instructions a count. Written
-// `count += a <= b` on integers, the compiler made three (an add, a compare
-// and a conditional move back): H100 side by side, the builds 2-5% faster
-// with these (docs/performance.md).
-__device__ __forceinline__ float le_one(float a, float b)
-{
-    float one;
-    asm("set.le.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
-    return one;
-}
-
-__device__ __forceinline__ float ge_one(float a, float b)
-{
-    float one;
-    asm("set.ge.f32.f32 %0, %1, %2;" : "=f"(one) : "f"(a), "f"(b));
-    return one;
-}
-
-// The members' bounds of the nodes a warp decides, slot c for the member
-// on lane c (and c + 32 for a lane's second), for the counting loop.
-struct member_slots {
-    float4 lo_hx[64]; // lo xyz, hi x
-    float2 hyz[64];   // hi y z
-};
-
+// The warp's member slots (gpu_build_small_node.cuh) in shared memory.
 __device__ __forceinline__ member_slots *warp_slots()
 {
     __shared__ member_slots slots[WARPS_PER_BLOCK];
     return &slots[threadIdx.x >> 5];
-}
-
-// The bounds in slot `at`.
-__device__ __forceinline__ void slot_bounds(const member_slots *slots, uint32_t at, float (&lo)[3], float (&hi)[3])
-{
-    const float4 first = slots->lo_hx[at];
-    const float2 rest = slots->hyz[at];
-    lo[0] = first.x, lo[1] = first.y, lo[2] = first.z;
-    hi[0] = first.w, hi[1] = rest.x, hi[2] = rest.y;
 }
 
 // A team of w lanes (a power of two up to MAX, on lanes aligned to w)
@@ -129,66 +82,18 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
         else
             for (int k = 0; k < 6; k++)
                 box.v[k] = 0.0f;
-        const uint32_t at = base + c;
-        slots->lo_hx[at] = make_float4(box.v[0], box.v[1], box.v[2], box.v[3]);
-        slots->hyz[at] = make_float2(box.v[4], box.v[5]);
+        put_slot(slots, base + c, box);
     }
     __syncwarp();
     float inv_area = KD_GB_FDIV(1.0f, kd_gb_box_area(t.cell));
-    float best = INFINITY, best_pos = 0.0f;
-    uint32_t best_id = KD_GB_NONE;
-    int best_axis = 0;
+    candidate best = no_candidate();
     // This lane's members one after the other (the counters of one at a
-    // time keep the registers of the packed teams' path).
+    // time keep the registers of the packed teams' path). Each lane loops
+    // over its own node's members only (no shuffle in the loop, so the
+    // lanes need not keep together).
 #pragma unroll 1
-    for (int h = 0; h < PER; h++) {
-        float own_lo[3], own_hi[3];
-        slot_bounds(slots, base + tl + (uint32_t)h * w, own_lo, own_hi);
-        // Candidate r (= 2 * axis + upper) of the member, as in decide.
-        float s[CAND_PER_REF];
-        // The counts as floats (whole numbers, exact), as le_one and
-        // ge_one give them and kd_gb_split_cost_f takes them.
-        float below[CAND_PER_REF], above[CAND_PER_REF];
-#pragma unroll
-        for (int r = 0; r < CAND_PER_REF; r++) {
-            s[r] = KD_GB_FADD(kd_gb_step((r & 1) ? own_hi[r >> 1] : own_lo[r >> 1], r & 1), 0.0f);
-            below[r] = above[r] = 0.0f;
-        }
-        // Every member's bounds against these planes, read from the warp's
-        // slots (two shared loads where six shuffles were: the dragon's
-        // builds 0.9% faster on the H100). Member `from` is in slot base +
-        // from (base is 0 for the whole warp). Each lane loops over its own
-        // node's members only (no shuffle in the loop, so the lanes need not
-        // keep together); a lane without a member to cost skips it.
-        const uint32_t count_to = have[h] ? m : 0u;
-#pragma unroll (kFromUnroll)
-        for (uint32_t from = 0; from < count_to; from++) {
-            float other_lo[3], other_hi[3];
-            slot_bounds(slots, base + from, other_lo, other_hi);
-#pragma unroll
-            for (int r = 0; r < CAND_PER_REF; r++) {
-                below[r] += le_one(other_lo[r >> 1], s[r]);
-                above[r] += ge_one(other_hi[r >> 1], s[r]);
-            }
-        }
-        // Ties go to the lower id. decide's ids count in the root's
-        // references, these in the node's members; both orders agree,
-        // members being kept in reference order, so the winner is the same.
-#pragma unroll
-        for (int r = 0; r < CAND_PER_REF; r++) {
-            int a = r >> 1;
-            if (!have[h] || !(t.cell[a] < s[r] && s[r] < t.cell[3 + a]))
-                continue;
-            float cost = kd_gb_split_cost_f(g.sah, t.cell, a, s[r], below[r], above[r], inv_area);
-            uint32_t id = (tl + (uint32_t)h * w) * CAND_PER_REF + (uint32_t)r;
-            if (cost < best || (cost == best && id < best_id)) {
-                best = cost;
-                best_id = id;
-                best_axis = a;
-                best_pos = s[r];
-            }
-        }
-    }
+    for (int h = 0; h < PER; h++)
+        cost_member(g, t, m, slots, base, tl + (uint32_t)h * w, have[h], inv_area, &best);
     // The team's cheapest (xor by less than w stays in the team).
     // Rounds as wide as the widest team of the warp (`span`, the same in
     // every lane) or wider would join nothing: they are skipped.
@@ -196,28 +101,26 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
     for (int dd = MAX / 2; dd > 0; dd >>= 1) {
         if ((uint32_t)dd >= span)
             continue;
-        float other = __shfl_xor_sync(all, best, dd);
-        uint32_t other_id = __shfl_xor_sync(all, best_id, dd);
-        int other_axis = __shfl_xor_sync(all, best_axis, dd);
-        float other_pos = __shfl_xor_sync(all, best_pos, dd);
-        if ((uint32_t)dd < w && (other < best || (other == best && other_id < best_id))) {
-            best = other;
-            best_id = other_id;
-            best_axis = other_axis;
-            best_pos = other_pos;
+        float other = __shfl_xor_sync(all, best.cost, dd);
+        uint32_t other_id = __shfl_xor_sync(all, best.id, dd);
+        int other_axis = __shfl_xor_sync(all, best.axis, dd);
+        float other_pos = __shfl_xor_sync(all, best.pos, dd);
+        if ((uint32_t)dd < w && (other < best.cost || (other == best.cost && other_id < best.id))) {
+            best.cost = other;
+            best.id = other_id;
+            best.axis = other_axis;
+            best.pos = other_pos;
         }
     }
     // The children's masks (computed by every lane; shuffles need them all).
-    const int found = best_id != KD_GB_NONE;
+    const int found = best.id != KD_GB_NONE;
     unsigned long long below_mask = 0ull, above_mask = 0ull;
 #pragma unroll
     for (int h = 0; h < PER; h++) {
         float lo[3], hi[3];
         slot_bounds(slots, base + tl + (uint32_t)h * w, lo, hi);
-        if (found && kd_gb_pick3(best_axis, lo[0], lo[1], lo[2]) <= best_pos)
-            below_mask |= my_bit[h];
-        if (found && kd_gb_pick3(best_axis, hi[0], hi[1], hi[2]) >= best_pos)
-            above_mask |= my_bit[h];
+        if (found)
+            member_sides(best, lo, hi, my_bit[h], &below_mask, &above_mask);
     }
 #pragma unroll
     for (int dd = MAX / 2; dd > 0; dd >>= 1) {
@@ -230,17 +133,17 @@ __device__ decision decide_team(const small_args &g, const task &t, uint32_t m, 
             above_mask |= other_above;
         }
     }
-    if (active && found && accept_split(g, m, best, &d))
-        take_split(t, m, best_axis, best_pos, below_mask, above_mask, &d);
+    if (active && found && accept_split(g, m, best.cost, &d))
+        take_split(t, m, best.axis, best.pos, below_mask, above_mask, &d);
     return d;
 }
 
-// The member pass's work for a split just committed, done where the node
-// was decided (a pass of its own would read the node's plan, task and owner
-// again for every member): each member goes to the children that go on,
-// copied where it lies on one side of the plane, queued for the clip pass
-// where it straddles it (one atomic per warp). Member c is on the team's
-// lane c % w, in its c / w-th place. The whole warp calls this.
+// A split just committed: its members filed where the node was decided
+// (a pass of its own would read the node's plan, task and members again),
+// each lane for the members it holds: copied where they lie on one side of
+// the plane, queued for the clip pass where they straddle it (one atomic
+// per warp). Member c is on the team's lane c % w, in its c / w-th place.
+// The whole warp calls this.
 __device__ void file_members(const small_args &g, const task &t, const decision &d, const children &ch,
                              uint32_t base, int committed, uint32_t tl, uint32_t w)
 {
@@ -250,20 +153,10 @@ __device__ void file_members(const small_args &g, const task &t, const decision 
     for (uint32_t h = 0; h < 2; h++) {
         const uint32_t c = tl + h * w;
         member_route r;
-        const int straddles = c < m && route_by_plan(plan, 1ull << kd_gb_nth_bit64(t.mask, c), &r) &&
-                              copy_routed(g, plan, r, t.bounds_at + c);
-        // The straddlers' clip jobs, appended with one atomic per warp; a
-        // wave with more than fit voids the run (the host grows the array
-        // to at least the count it was short of).
+        const int straddles = c < m && file_member(g, t, plan, c, &r);
         const uint32_t slot = kd_gb_warp_slot(&g.scalars->wave[g.wave & 1u].clips, straddles);
-        if (!straddles)
-            continue;
-        if (slot >= g.clip_capacity) {
-            atomicMax(&g.scalars->clip_short, slot + 1u);
-            g.scalars->pool_overflow = 1;
-            continue;
-        }
-        g.clip_jobs[slot] = make_clip_job(t, plan, r, t.bounds_at + c);
+        if (straddles)
+            queue_clip(g, t, plan, r, c, slot);
     }
 }
 
@@ -278,7 +171,7 @@ __device__ void process_task_warp(const small_args &g, uint32_t index, uint32_t 
                               : decide_team<32>(g, t, m, active, lane, 32, 32);
     children ch;
     uint32_t base = 0;
-    const int committed = finish_task(g, t, index, d, lane, 32, &ch, &base);
+    const int committed = finish_task(g, t, d, lane, 32, &ch, &base);
     file_members(g, t, d, ch, base, committed, lane, 32);
 }
 
@@ -375,7 +268,7 @@ __device__ uint32_t process_pass(const small_args &g, uint32_t first,
     }
     int committed = 0;
     if (splits)
-        committed = commit_split(g, t, index, d, ch, slot, base, tl, w);
+        committed = commit_split(g, t, d, ch, slot, base, tl, w);
     file_members(g, t, d, ch, base, committed, tl, w);
     __syncwarp();
     return taken;

@@ -162,11 +162,11 @@ static void test_synthetic(void)
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
                 /* Its clips' polygons in local memory (GPUs with less
                  * shared memory a block than this one): the same tree. */
-                o.medium_local_polygons = 1;
+                o.hooks.medium_local_polygons = 1;
                 snprintf(label, sizeof label, "device %s %u %s, medium from the root, local polygons",
                          gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
-                o.medium_local_polygons = 0;
+                o.hooks.medium_local_polygons = 0;
                 /* Nodes of more than 200 references taken by a block's
                  * warps together, the rest by a warp each: the same tree. */
                 o.medium_block_refs = 200;
@@ -177,13 +177,13 @@ static void test_synthetic(void)
                 /* And in a launch of one block (it serves the block queue,
                  * then takes the rest a warp at a time) or two (one each). */
                 for (int blocks = 1; blocks <= 2 && sizes[si] == 3000; blocks++) {
-                    o.medium_blocks = blocks;
+                    o.hooks.medium_blocks = blocks;
                     snprintf(label, sizeof label, "device %s %u %s, medium from the root, blocks over 200, %d block%s",
                              gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split),
                              blocks, blocks > 1 ? "s" : "");
                     check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
                 }
-                o.medium_blocks = 0;
+                o.hooks.medium_blocks = 0;
                 o.medium_block_refs = 0;
                 if (split == 1 && sizes[si] == 3000) {
                     /* Threshold 2 outgrows the medium stage's first arrays:
@@ -204,14 +204,14 @@ static void test_synthetic(void)
                      * outgrow it, it grows and the stage runs again (the
                      * soup's waves clip hundreds; identical triangles none). */
                     gb_options(&o, (kd_large_split)split);
-                    o.small_clip_jobs = 16;
+                    o.hooks.small_clip_jobs = 16;
                     snprintf(label, sizeof label, "device %s %u, 16 clip jobs at first",
                              gb_scene_name((gb_scene_kind)kind), sizes[si]);
                     check_small_regrowth(label, &mesh, &o, kind == GB_SCENE_SOUP);
                     /* Room for 16384 tasks and bounds beyond the roots' at
                      * first: the task and bounds arrays grow the same way. */
                     gb_options(&o, (kd_large_split)split);
-                    o.small_room = 16384;
+                    o.hooks.small_room = 16384;
                     snprintf(label, sizeof label, "device %s %u, room for 16384 small tasks at first",
                              gb_scene_name((gb_scene_kind)kind), sizes[si]);
                     check_small_regrowth(label, &mesh, &o, kind == GB_SCENE_SOUP);
@@ -496,7 +496,7 @@ static void test_race(void)
             gb_options(&o, (kd_large_split)split);
             /* The medium stage in a launch of four blocks (racecheck's work
              * grows with the blocks; two serve the block queue). */
-            o.medium_blocks = 4;
+            o.hooks.medium_blocks = 4;
             check_against_emulation(kind ? "race snapped" : "race soup", &mesh, &o, 100, true);
             race_progress(kind, split, "defaults");
             o.medium_min_nodes = 1; /* and the medium stage from the root, a warp per node */

@@ -226,8 +226,8 @@ static void test_medium(void)
          * (some of a pass's splits committed, the others not), void the
          * run, the arrays grow and the stage runs again, to the same tree. */
         for (int small = 0; small < 2; small++) {
-            o.small_clip_jobs = small == 0 ? 16u : 0u;
-            o.small_room = small == 1 ? 16384u : 0u;
+            o.hooks.small_clip_jobs = small == 0 ? 16u : 0u;
+            o.hooks.small_room = small == 1 ? 16384u : 0u;
             const char *what = small == 0 ? "16 clip jobs" : "room 16384";
             CHECK(kd_build_gpu_emulated(&mesh, &o, &t, &prof, &err) == KD_OK);
             CHECK_MSG(prof.num_small_retries > default_retries, "%s: %u small retries, default %u", what,
@@ -250,7 +250,7 @@ static void test_medium(void)
     o.medium_block_refs = -1;
     CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
     gb_options(&o, KD_LARGE_SPLIT_SAH);
-    o.medium_blocks = -1;
+    o.hooks.medium_blocks = -1;
     CHECK(build(&mesh, &o, &t, &err) == KD_ERR_INVALID);
     kd_mesh_free(&mesh);
 }

@@ -1,0 +1,88 @@
+/* The GPU builder's compile-time knobs, all here, each with one line of why.
+ * Define one before this header (-DKD_GB_...=N) to build another value; the
+ * trees never depend on them, only the speed does (KD_GB_CHAIN_MAX and
+ * KD_GB_CLIP_MAX_POINTS change no tree either: see their lines). What each
+ * value was measured against is in docs/performance.md, under the knob's
+ * name. Valid C and CUDA. */
+#ifndef KD_GPU_BUILD_TUNING_H
+#define KD_GPU_BUILD_TUNING_H
+
+/* ---- Clipping (all stages) ------------------------------------------------ */
+/* Points a clipped polygon may hold: a triangle clipped by a box's six planes
+ * has at most 9; where rounding would make more, the clip falls back to the
+ * box, so fewer points only loosen a few bounds (tests use 5 on purpose). */
+#ifndef KD_GB_CLIP_MAX_POINTS
+#define KD_GB_CLIP_MAX_POINTS 9
+#endif
+
+/* ---- Large levels ---------------------------------------------------------- */
+/* References a level must have before its straddlers are queued and clipped
+ * by a pass of their own: below it the extra launch costs more than it wins. */
+#ifndef KD_GB_CLIP_QUEUE_MIN
+#define KD_GB_CLIP_QUEUE_MIN 200000u
+#endif
+/* Empty cuts a node may make in a row within its level's choice (0: one level
+ * per cut); the tree is the same either way, only the levels differ. */
+#ifndef KD_GB_CHAIN_MAX
+#define KD_GB_CHAIN_MAX 8
+#endif
+
+/* ---- Medium stage ------------------------------------------------------------ */
+/* Threads of the persistent medium kernel's blocks: 8 warps, one of which
+ * takes a node, or all 8 a large one; 164 registers a thread fit one block. */
+#ifndef KD_GB_MED_THREADS
+#define KD_GB_MED_THREADS 256
+#endif
+/* Blocks an SM the medium kernel is built for (its register cap follows). */
+#ifndef KD_GB_MED_MIN_BLOCKS
+#define KD_GB_MED_MIN_BLOCKS 1
+#endif
+/* A lane's references loaded this many at a time in the medium stage's passes. */
+#ifndef KD_GB_MED_UNROLL
+#define KD_GB_MED_UNROLL 1
+#endif
+
+/* ---- Small stage ------------------------------------------------------------- */
+/* Widest team of lanes that decides a small node (8 or 16); wider nodes take
+ * a whole warp. 16 lets nodes of 9-16 members share a warp. */
+#ifndef KD_GB_TEAM_MAX
+#define KD_GB_TEAM_MAX 16
+#endif
+/* Unroll of the node pass's counting loop: one member's loads in flight while
+ * the last one's bounds are compared (4 spilled). */
+#ifndef KD_GB_FROM_UNROLL
+#define KD_GB_FROM_UNROLL 2
+#endif
+/* A warp's run of tasks in a wave: the wave's share per warp, clamped to
+ * these (a run is sorted on one lane per task, so at most 32). */
+#ifndef KD_GB_RUN_MIN
+#define KD_GB_RUN_MIN 2u
+#endif
+#ifndef KD_GB_RUN_MAX
+#define KD_GB_RUN_MAX 16u
+#endif
+/* Node-pass blocks (of 4 warps) an SM: caps registers at 102, enough warps
+ * to hide the node pass's global loads. */
+#ifndef KD_GB_WAVE_MIN_BLOCKS
+#define KD_GB_WAVE_MIN_BLOCKS 5
+#endif
+/* Clip-pass blocks (of 128 threads, polygons in 54 KB of shared memory) an
+ * SM: caps registers at 128 without spills. */
+#ifndef KD_GB_CLIP_MIN_BLOCKS
+#define KD_GB_CLIP_MIN_BLOCKS 4
+#endif
+/* A wave's straddlers are clipped by teams of 16 lanes (a shorter chain of
+ * steps) where there are at most this many per team the grid has; else a
+ * thread each. */
+#ifndef KD_GB_CLIP_TEAM_ROUNDS
+#define KD_GB_CLIP_TEAM_ROUNDS 1
+#endif
+
+/* ---- Output ------------------------------------------------------------------ */
+/* A small-stage wave of fewer task slots than this is summed by walks up the
+ * tree rather than a pass of its own (a launch costs more than its walks). */
+#ifndef KD_GB_WAVE_PASS_MIN
+#define KD_GB_WAVE_PASS_MIN (1u << 16)
+#endif
+
+#endif
