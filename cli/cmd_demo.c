@@ -2,21 +2,67 @@
  * tree, render the shaded and heat-map images, and prove the tree right with
  * the verifier. It runs the render and verify subcommands, so the demo shows
  * exactly what those commands do. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
 
 static const char *const k_cmd = "demo";
 
+/* The default scene lies beside the executable, where an install puts it
+ * (<prefix>/bin/../share/scankd/scenes) or where the build copies it next to
+ * the build tree's scankd (<build>/share/scankd/scenes; cli/CMakeLists.txt),
+ * so that scankd finds it wherever it was installed or built. */
+static const char *const k_scene_places[] = {"../share/scankd/scenes/cornell_box.obj",
+                                             "share/scankd/scenes/cornell_box.obj"};
+enum { NUM_SCENE_PLACES = sizeof k_scene_places / sizeof k_scene_places[0] };
+
+/* The folder holding the running executable, or false. */
+static bool exe_folder(char *dir, size_t bytes)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, bytes - 1);
+    if (n <= 0)
+        return false;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+/* Fills path with the default scene and returns true, or names where it
+ * looked (in path) and returns false. */
+static bool find_default_scene(char *path, size_t bytes)
+{
+    char dir[4096], candidate[4096 + 64];
+    if (!exe_folder(dir, sizeof dir)) {
+        snprintf(path, bytes, "/proc/self/exe (unreadable, so the executable's folder is unknown)");
+        return false;
+    }
+    for (int i = 0; i < NUM_SCENE_PLACES; i++) {
+        snprintf(candidate, sizeof candidate, "%s/%s", dir, k_scene_places[i]);
+        if (access(candidate, R_OK) == 0) {
+            snprintf(path, bytes, "%s", candidate);
+            return true;
+        }
+    }
+    snprintf(path, bytes, "%s/%s and %s/%s", dir, k_scene_places[0], dir, k_scene_places[1]);
+    return false;
+}
+
 static void print_usage(FILE *f)
 {
+    char scene[2 * 4096 + 256];
+    bool found = find_default_scene(scene, sizeof scene);
     fprintf(f,
             "usage: scankd demo [SCENE.obj] [-o DIR] [--device gpu|cpu|auto]\n"
             "\n"
             "Builds a kd-tree over SCENE (default: the project's Cornell box,\n"
-            "%s), renders a shaded image and a traversal heat map,\n"
+            "%s%s), renders a shaded image and a traversal heat map,\n"
             "then verifies the tree (exhaustive invariants and ray agreement with brute force).\n"
             "\n"
             "options:\n"
@@ -25,7 +71,7 @@ static void print_usage(FILE *f)
             "  -h, --help         show this help\n"
             "\n"
             "Exit status: 0 when the tree verified, 1 on any failure, 2 usage error.\n",
-            KD_DEFAULT_SCENE);
+            found ? "" : "missing: looked for ", scene);
 }
 
 int kd_cmd_demo(int argc, char **argv)
@@ -48,8 +94,15 @@ int kd_cmd_demo(int argc, char **argv)
             return KD_EXIT_USAGE;
         }
     }
-    if (!scene)
-        scene = KD_DEFAULT_SCENE;
+    char default_scene[2 * 4096 + 256];
+    if (!scene) {
+        if (!find_default_scene(default_scene, sizeof default_scene)) {
+            kd_cli_error(k_cmd, "the default scene is missing: looked for %s; name a scene: "
+                                "scankd demo SCENE.obj", default_scene);
+            return KD_EXIT_FAILURE;
+        }
+        scene = default_scene;
+    }
 
     char shaded[1024], steps[1024], diff[1024];
     snprintf(shaded, sizeof shaded, "%s/demo_shaded.png", dir);
