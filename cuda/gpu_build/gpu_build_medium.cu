@@ -20,11 +20,13 @@
 // References and nodes are appended to growable arrays (the level's own
 // first). An array found too small sets a flag; the host grows it and runs
 // the stage again from the level, which it leaves untouched.
-// The records and the emulation's node are in gpu_build_medium_node.cuh, the
-// device's node (by a warp or a block) in gpu_build_medium_warp.cuh.
-#include "gpu_build_medium_warp.cuh"
+// A node's steps are in gpu_build_medium_process.cuh, written once for a
+// team: a warp or a block's warps on the device, one lane in the emulation.
+#include "gpu_build_medium_process.cuh"
 
 namespace {
+
+using namespace kd_gb_medium;
 
 // The stage's counters (kd_gb_scalars, med_head on), as the host sets them
 // but for the block queue's live tasks, which init_ready_kernel counts.
@@ -38,6 +40,62 @@ struct medium_counters {
 };
 
 #if KD_DEVICE_CODE
+// The children of a node just processed, published by its team's lead
+// (their references and records are written: fence first): each large
+// child marked ready for the warps, or placed in the block queue; the
+// node counted done, and the stage once no task is live. big: a
+// block-queue task (it counts itself out of med_big_live).
+__device__ void publish(const medium_args &g, const medium_route &route, int big)
+{
+    __threadfence();
+    uint32_t made = 0, made_big = 0;
+    for (int s = 0; s < 2; s++) {
+        if (!(route.ok && route.dest_kind[s] == KD_GB_DEST_LARGE))
+            continue;
+        const uint32_t slot = route.slot[s];
+        if (!(g.block_refs && (s ? route.plan.num_right : route.plan.num_left) > g.block_refs)) {
+            *(volatile uint32_t *)(g.ready + slot) = MED_READY;
+            made++;
+            continue;
+        }
+        // Into the block queue (its place after the task is ready); warps
+        // skip it. A place past the queue cannot be (a place per task
+        // slot), but would leave the task unmade: dead, and the run void.
+        const uint32_t at = atomicAdd(&g.scalars->med_big_tail, 1u);
+        if (at < g.task_capacity) {
+            *(volatile uint32_t *)(g.ready + slot) = MED_BIG;
+            *(volatile uint32_t *)(g.big + at) = slot + 1u;
+            made++;
+            made_big++;
+        } else {
+            g.scalars->med_overflow = 1;
+            *(volatile uint32_t *)(g.ready + slot) = MED_DEAD;
+        }
+    }
+    // The block queue's count first: its tasks are among the live ones.
+    if (big)
+        atomicAdd(&g.scalars->med_big_done, 1u);
+    if (made_big != (uint32_t)big)
+        atomicAdd(&g.scalars->med_big_live, made_big - (uint32_t)big);
+    const uint32_t delta = made - 1u; // wraps to -1 for none
+    if (atomicAdd(&g.scalars->med_live, delta) + delta == 0u) {
+        __threadfence();
+        *(volatile uint32_t *)&g.scalars->med_done = 1u;
+    }
+}
+
+// Node `index` by W warps (1: this warp; MED_WARPS: the whole block), then
+// its children published.
+template <bool SHARED_POLYGONS, int W>
+__device__ void take_node(const medium_args &g, medium_scratch *scratch, team_shared &block, uint32_t index, int big)
+{
+    const medium_device_team<SHARED_POLYGONS, W> team = {scratch, &block};
+    process_node(team, g, index);
+    if (team.lead())
+        publish(g, team.route(), big);
+    team.sync();
+}
+
 // Thread 0 of a block: the block's next task from the block queue, its
 // place claimed in queue order, waiting until the task is there (then its
 // index) or no block-queue task is live (KD_GB_NONE: none can be made then,
@@ -74,10 +132,10 @@ __device__ uint32_t claim_block_task(const medium_args &g)
 template <bool SHARED_POLYGONS>
 __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kernel(medium_args g)
 {
-    __shared__ warp_shared shared[MED_WARPS];
+    __shared__ medium_scratch shared[MED_WARPS];
     __shared__ team_shared team;
     kd_wait_prior();
-    const uint32_t lane = threadIdx.x & 31u, wi = threadIdx.x >> 5;
+    const uint32_t lane = threadIdx.x & 31u;
     // The role by the order blocks start in (not by index: blocks need not
     // start in index order), so that the blocks serving the block queue
     // are running ones.
@@ -95,7 +153,7 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
             __syncthreads();
             if (index == KD_GB_NONE)
                 break;
-            process_node<SHARED_POLYGONS, MED_WARPS>(g, shared, team, index, lane, wi, 1);
+            take_node<SHARED_POLYGONS, MED_WARPS>(g, shared, team, index, 1);
         }
     }
     for (;;) {
@@ -123,7 +181,7 @@ __global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kern
         __syncwarp(); // lane 0's fence orders the task's loads for every lane
         if (index == KD_GB_NONE)
             return;
-        process_node<SHARED_POLYGONS, 1>(g, shared, team, index, lane, 0, 0);
+        take_node<SHARED_POLYGONS, 1>(g, shared, team, index, 0);
     }
 }
 
@@ -253,12 +311,6 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
     z.roots = num_refs / 4 + 1024;
     z.small_refs = 3 * (size_t)num_refs + 65536;
     z.leaf_refs = (size_t)num_refs + 1024;
-    uint32_t *bins = NULL;
-    if (b->host) {
-        bins = (uint32_t *)malloc(6 * sizeof(uint32_t) * (size_t)o->sah_bins);
-        if (!bins)
-            return kd_error_set(err, KD_ERR_NOMEM, "GPU build (emulated): out of memory");
-    }
     kd_status st = KD_OK;
     for (int attempt = 0;; attempt++) {
         st = ensure_arrays(b, s, refs_id, nodes_id, z, err);
@@ -314,9 +366,11 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
             // size the next run better (a node that could not be placed
             // makes nothing).
             memset(g.ready, 0, (size_t)g.task_capacity * sizeof(uint32_t));
+            medium_scratch scratch;
+            const medium_serial_team team = {&scratch};
             for (uint32_t k = 0; k < g.scalars->med_tail && k < g.task_capacity; k++)
                 if (g.ready[k] != MED_DEAD)
-                    process_host(g, k, bins);
+                    process_node(team, g, k);
         } else {
 #if KD_DEVICE_CODE
             st = medium_on_device(b, g, num_nodes, init, o, err);
@@ -361,6 +415,5 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
         if (counts.med_pool > g.pool_capacity) // two pool slots per split (a task's or an empty cut's)
             grow(&z.tasks, (counts.med_pool - s->pool_count) / 2 + 1, z.tasks);
     }
-    free(bins);
     return st;
 }

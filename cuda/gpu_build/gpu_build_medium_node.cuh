@@ -1,7 +1,8 @@
-// The medium-node stage's records and its per-node steps shared by the host
-// emulation and the device (the arguments, a split's route, slot taking,
-// filing the children), and the emulation's node (one at a time, in queue
-// order). Included by gpu_build_medium.cu only.
+// The medium-node stage's records and its per-node steps (the arguments, a
+// split's route, slot taking, filing the children), written once for the
+// device and the host emulation; process_node (gpu_build_medium_process.cuh)
+// runs them by a team of either kind (gpu_build_medium_team.cuh).
+// Included by gpu_build_medium.cu only.
 #ifndef KD_GPU_BUILD_MEDIUM_NODE_CUH
 #define KD_GPU_BUILD_MEDIUM_NODE_CUH
 
@@ -10,7 +11,7 @@
 
 #include "gpu_build_large_split.cuh"
 
-namespace {
+namespace kd_gb_medium {
 
 // A task's state: ready for a warp, never made (an array overflowed), or
 // ready and in the block queue (a warp skips it, as a dead one).
@@ -222,92 +223,25 @@ KD_GB_HD void put(const medium_args &g, const medium_route &r, int side, uint32_
     }
 }
 
-// ---- Host emulation: one node at a time, in queue order ---------------------
-void process_host(const medium_args &g, uint32_t index, uint32_t *bins)
+// Folds a box into running bounds (t: lo xyz, hi xyz), and the empty bounds.
+KD_GB_HD void grow_bounds(float *t, const float *box)
 {
-    kd_gb_large_node node = g.tasks[index];
-    const uint32_t first = node.ref_start, n = node.ref_count;
-    float t[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t i = first; i < first + n; i++) {
-        for (int a = 0; a < 3; a++) {
-            t[a] = fminf(t[a], g.refs.lo[a][i]);
-            t[3 + a] = fmaxf(t[3 + a], g.refs.hi[a][i]);
-        }
-    }
-    kd_gb_split_choice c;
-    if (g.use_sah) {
-        for (int j = 0; j < 6 * g.sah.num_bins; j++)
-            bins[j] = 0;
-        int sane = 1;
-        for (uint32_t i = first; i < first + n; i++) {
-            float lo[3], hi[3];
-            for (int a = 0; a < 3; a++) {
-                lo[a] = g.refs.lo[a][i];
-                hi[a] = g.refs.hi[a][i];
-                sane &= lo[a] <= hi[a];
-            }
-            kd_gb_bin_one(lo, hi, t, g.sah.num_bins, bins);
-        }
-        c = kd_gb_choose_sah_by(kd_gb_serial_team(), g.sah, node, t, bins);
-        // Empty cuts in a row, the references staying where they are (see
-        // kd_gb_plan_empty_cut).
-        for (int side; (side = kd_gb_empty_cut_side(c, t, sane)) >= 0;) {
-            kd_gb_plan plan;
-            int ok = 1;
-            if (!kd_gb_plan_empty_cut(g.pp, node, c, side, &plan))
-                break;
-            const uint32_t first_child = take(g, &g.scalars->med_pool, 2, g.pool_capacity, &ok);
-            if (!ok)
-                break; // the normal path finds the pool full too, and stops
-            write_empty_cut(g, node, c, side, first_child);
-            node = empty_cut_child(node, plan, c, side, first_child);
-            g.scalars->med_cuts++;
-            c = kd_gb_choose_sah_by(kd_gb_serial_team(), g.sah, node, t, bins);
-        }
-    } else {
-        c = g.median.choose(node, t);
-    }
-    uint32_t num_left = 0, num_right = 0;
-    for (uint32_t i = first; i < first + n; i++) {
-        const uint8_t side = c.axis < 0 ? (uint8_t)KD_SIDE_LEFT
-                                        : kd_gb_side(g.refs.lo[c.axis][i], g.refs.hi[c.axis][i], c.pos);
-        num_left += side & 1u;
-        num_right += side >> 1;
-    }
-    const medium_route r = commit(g, node, c, num_left, num_right);
-    if (!r.ok)
-        return;
-    if (r.plan.leaf) {
-        for (uint32_t k = 0; k < n; k++)
-            g.leaf_refs[r.leaf_base + k] = g.refs.tri[first + k];
-        return;
-    }
-    uint32_t rank[2] = {0, 0};
-    for (uint32_t i = first; i < first + n; i++) {
-        float box[6];
-        for (int a = 0; a < 3; a++) {
-            box[a] = g.refs.lo[a][i];
-            box[3 + a] = g.refs.hi[a][i];
-        }
-        const uint8_t side = kd_gb_side(box[c.axis], box[3 + c.axis], c.pos);
-        float child[2][6]; // each copy's box: a straddler's clipped once for both
-        for (int s = 0; s < 2; s++)
-            for (int k = 0; k < 6; k++)
-                child[s][k] = box[k];
-        if (side == KD_SIDE_BOTH) {
-            kd_gb_poly_call own;
-            clip_both(g, r, g.refs.tri[i], box, child, own);
-        }
-        for (int s = 0; s < 2; s++) {
-            if (!((side >> s) & 1u))
-                continue;
-            if (r.dest_kind[s] != KD_GB_DEST_DROP)
-                put(g, r, s, rank[s], g.refs.tri[i], child[s]);
-            rank[s]++;
-        }
+KD_GB_UNROLL
+    for (int a = 0; a < 3; a++) {
+        t[a] = fminf(t[a], box[a]);
+        t[3 + a] = fmaxf(t[3 + a], box[3 + a]);
     }
 }
 
-} // namespace
+KD_GB_HD void reset_bounds(float *t)
+{
+KD_GB_UNROLL
+    for (int a = 0; a < 3; a++) {
+        t[a] = INFINITY;
+        t[3 + a] = -INFINITY;
+    }
+}
+
+} // namespace kd_gb_medium
 
 #endif
