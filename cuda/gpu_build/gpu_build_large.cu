@@ -309,225 +309,285 @@ kd_status run_binning(kd_gpu_builder *b, const kd_gb_bin_refs &f, uint32_t n, kd
     KD_GB_ON_DEVICE(binning_on_device(b, f, n, err));
 }
 
+// One large level: its size, the buffers it reads and writes this time
+// (the references and nodes alternate between two sets), and what its
+// scatter zeroed for the next level's binned SAH.
+struct level {
+    uint32_t depth, num_nodes, num_refs, largest; // largest: references of its largest node
+    int refs_cur, refs_next, nodes_cur, nodes_next;
+    size_t max_out;                               // the most references the split can write
+    int force_leaf;                               // the reference budget is spent: every node a leaf
+    const uint32_t *zeroed_bins, *zeroed_states;  // zeroed by the level before, with room for
+    uint32_t zeroed_nodes;                        // this many nodes
+};
+
+// The stage's constants for the build.
+struct large_stage {
+    const kd_gpu_build_options *o;
+    kd_gb_plan_params pp;
+    double budget;         // references in flight never exceed it (a net under each node's allowance)
+    int sah;               // binned SAH (the median split chains no cuts)
+    size_t node_words;     // a node's bins and its sanity flag, in words
+    uint32_t clip_blocks;  // resident blocks of the clip pass
+};
+
+// Every buffer the level needs, sized before its first kernel: a split at
+// most doubles the references, and each node makes at most two children
+// (the bins and look-back words with room for the next level's too, which
+// this level's scatter zeroes on the device).
+kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, const large_stage &st, const level &L,
+                             kd_error *err)
+{
+    const size_t n = L.num_nodes, refs = L.num_refs, out = L.max_out;
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
+    KD_TRY(kd_gb_ensure_refs(b, L.refs_next, out, 1, 0, err));
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + out, 0, 1, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, refs, 0, err));
+    if (refs >= KD_GB_CLIP_QUEUE_MIN)
+        KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + refs), 1, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_TIGHT, 24 * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_CHOICE, sizeof(kd_gb_split_choice) * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_LCOUNT, 4 * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_RCOUNT, 4 * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_ROUTE, sizeof(kd_gb_route) * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, L.nodes_next, sizeof(kd_gb_large_node) * 2 * n, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root) * ((size_t)s->num_small_roots + 2 * n), 1, err));
+    const size_t pool = (size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * n; // a cut's two slots each
+    KD_TRY(kd_gb_ensure(b, KD_GB_POOL, sizeof(kd_gb_pool_node) * pool, 1, err));
+    if (st.sah) {
+        KD_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * 2 * n * st.node_words, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * n, 0, err));
+    }
+    return KD_OK;
+}
+
+// The level's node bounds, by the segmented reduction.
+kd_status level_bounds(kd_gpu_builder *b, kd_gb_build_state *s, const level &L, kd_error *err)
+{
+    const kd_gpu_build_options *o = s->opts;
+    const kd_gb_refs refs = kd_gb_ref_set(b, L.refs_cur);
+    kd_gb_reduce_timer_begin(b, o->profile);
+    KD_TRY(kd_gb_segmented_bounds(b, o->reduce_variant, &refs, L.num_refs, L.num_nodes,
+                                  kd_gb_ptr<float>(b, KD_GB_TIGHT), err));
+    kd_gb_reduce_timer_end(b, o->profile);
+    if (s->profile)
+        s->profile->num_reduce_calls++;
+    kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOUNDS);
+    return KD_OK;
+}
+
+// Each node's split: binned SAH with its empty cuts chained, or the median;
+// then each reference's side. The bins and the bookkeeping's look-back
+// words are zeroed together, unless the level before's scatter did.
+kd_status level_choose(kd_gpu_builder *b, const kd_gb_build_state *s, const large_stage &st, const level &L,
+                       uint32_t *bk_states, size_t bk_state_bytes, kd_error *err)
+{
+    const kd_gpu_build_options *o = st.o;
+    const uint32_t n = L.num_nodes;
+    kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, L.nodes_cur); // chain ends written by the choice
+    float *tight = kd_gb_ptr<float>(b, KD_GB_TIGHT);
+    kd_gb_split_choice *choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
+    if (st.sah) {
+        uint32_t *bins = kd_gb_ptr<uint32_t>(b, KD_GB_BINS);
+        uint32_t *insane = bins + (size_t)n * 6 * o->sah_bins;
+        if (!(L.zeroed_bins == bins && L.zeroed_states == bk_states && L.zeroed_nodes >= n))
+            KD_TRY(kd_gb_zero2(b, bins, 4 * (size_t)n * st.node_words, bk_states, bk_state_bytes, err));
+        kd_gb_bin_refs bin = {kd_gb_ref_set(b, L.refs_cur), tight, bins, o->sah_bins, 0, insane};
+        KD_TRY(run_binning(b, bin, L.num_refs, err));
+        kd_gb_choose_chain choose;
+        choose.f = {nodes, tight, bins, choice, st.pp.sah, o->sah_bins, s->max_depth, L.force_leaf,
+                    o->empty_space_ratio};
+        choose.nodes = nodes;
+        choose.chains = kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS);
+        choose.insane = insane;
+        choose.pp = st.pp;
+        KD_TRY(run_choose_sah(b, choose, n, err));
+    } else {
+        KD_TRY(kd_gb_memset(b, bk_states, 0, bk_state_bytes, err));
+        kd_gb_choose_median choose = {nodes, tight, choice, s->max_depth, L.force_leaf, o->empty_space_ratio};
+        KD_TRY(kd_gb_map(b, n, choose, "choosing median splits", err));
+    }
+    kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CHOOSE);
+    kd_gb_classify classify = {kd_gb_ref_set(b, L.refs_cur), choice, kd_gb_ptr<uint8_t>(b, KD_GB_SIDES)};
+    KD_TRY(kd_gb_map(b, L.num_refs, classify, "classifying references", err));
+    kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CLASSIFY);
+    return KD_OK;
+}
+
+// Split-by-side addressing of the references, then the bookkeeping: every
+// node planned from its exact counts, the next level compacted.
+kd_status level_split(kd_gpu_builder *b, const kd_gb_build_state *s, const large_stage &st, const level &L,
+                      kd_gb_large::bookkeep *bk, kd_error *err)
+{
+    const kd_gb_refs refs = kd_gb_ref_set(b, L.refs_cur), split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
+    uint32_t *left_counts = kd_gb_ptr<uint32_t>(b, KD_GB_LCOUNT);
+    uint32_t *right_counts = kd_gb_ptr<uint32_t>(b, KD_GB_RCOUNT);
+    KD_TRY(kd_gb_split(b, &refs, kd_gb_ptr<uint8_t>(b, KD_GB_SIDES), L.num_refs, L.num_nodes, &split_out,
+                       left_counts, right_counts, NULL, err));
+    kd_gb_step_mark(b, st.o->profile, KD_GPU_STEP_LARGE_SPLIT);
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    bk->nodes = kd_gb_ptr<kd_gb_large_node>(b, L.nodes_cur);
+    bk->choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
+    bk->chains = st.sah ? kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS) : NULL; // NULL: a level per empty cut
+    bk->left_counts = left_counts;
+    bk->right_counts = right_counts;
+    bk->pp = st.pp;
+    bk->pool_base = s->pool_count;
+    bk->small_root_base = s->num_small_roots;
+    bk->small_ref_base = s->num_small_refs;
+    bk->leaf_ref_base = s->num_leaf_refs;
+    bk->routes = kd_gb_ptr<kd_gb_route>(b, KD_GB_ROUTE);
+    bk->next_nodes = kd_gb_ptr<kd_gb_large_node>(b, L.nodes_next);
+    bk->small_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    bk->pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    bk->scalars = scalars;
+    bk->largest = &scalars->next_large_max[L.depth & 1u];
+    KD_TRY(run_bookkeep(b, *bk, L.num_nodes, err));
+    kd_gb_step_mark(b, st.o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
+    return KD_OK;
+}
+
+// The scatter's arguments. It also zeroes the next level's bins and
+// look-back words, for room of twice this level's nodes (the next level's
+// count is not known yet); a count past 32 bits (bins for millions of
+// nodes) leaves the next level to zero its own. *next says what it zeroed.
+scatter scatter_of(kd_gpu_builder *b, const large_stage &st, const level &L, const kd_gb_large::bookkeep &bk,
+                   uint32_t *bk_states, level *next)
+{
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    scatter sc;
+    sc.routes = bk.routes;
+    sc.split_total = &scalars->split_total;
+    sc.max_out = (uint32_t)L.max_out;
+    sc.split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
+    sc.level = kd_gb_ref_set(b, L.refs_cur);
+    sc.nodes = bk.nodes;
+    sc.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
+    sc.next_large = kd_gb_ref_set(b, L.refs_next);
+    sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
+    sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+    sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
+    sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
+    sc.next_large_max = &scalars->next_large_max[(L.depth + 1) & 1u];
+    sc.zero_bins = st.sah ? kd_gb_ptr<uint32_t>(b, KD_GB_BINS) : NULL;
+    sc.zero_states = bk_states;
+    sc.zero_words = sc.zero_state_words = 0;
+    next->zeroed_bins = next->zeroed_states = NULL;
+    const uint32_t room = 2 * L.num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
+    const size_t room_words = (size_t)room * st.node_words,
+                 room_state_words = (size_t)NUM_Q * kd_lookback_state_bytes(room_tiles) / 4;
+    if (st.sah && room_words + room_state_words <= 0xffffffffu) {
+        sc.zero_words = (uint32_t)room_words;
+        sc.zero_state_words = (uint32_t)room_state_words;
+        next->zeroed_bins = sc.zero_bins;
+        next->zeroed_states = bk_states;
+        next->zeroed_nodes = room;
+    }
+    return sc;
+}
+
+// The level's counts read back, into the build state and the next level.
+kd_status level_advance(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_error *err)
+{
+    kd_gb_scalars counts;
+    KD_TRY(kd_gb_read_scalars_end(b, &counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_LARGE_READBACK);
+    if (s->profile) {
+        s->profile->num_host_syncs++;
+        s->profile->num_large_levels++;
+        s->profile->num_large_cuts += counts.new_large_cuts;
+        if (L->num_refs > s->profile->max_large_refs)
+            s->profile->max_large_refs = L->num_refs;
+    }
+    if (counts.split_total > L->max_out)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: the split wrote %u references, more than the %zu it can",
+                            counts.split_total, L->max_out);
+    s->pool_count += counts.new_pool_nodes;
+    if (s->num_small_roots == 0 && counts.new_small_roots > 0)
+        s->min_small_depth = L->depth + 1; // a bound: chained empty cuts take roots deeper than the level
+    s->num_small_roots += counts.new_small_roots;
+    s->num_small_refs += counts.new_small_refs;
+    s->num_leaf_refs += counts.new_leaf_refs;
+    L->num_nodes = counts.next_large_nodes;
+    L->num_refs = counts.next_large_refs;
+    L->largest = counts.next_large_max[L->depth & 1u];
+    const int refs = L->refs_cur, nodes = L->nodes_cur;
+    L->refs_cur = L->refs_next, L->refs_next = refs;
+    L->nodes_cur = L->nodes_next, L->nodes_next = nodes;
+    L->depth++;
+    return KD_OK;
+}
+
+// One level, bounds to scatter. The counts go to the host while the
+// scatter runs: it takes its size from the device and covers the most the
+// split can write, so the host need not wait for it first. The copy is on a
+// stream of its own, so that the scatter follows the bookkeeping at once (a
+// copy between two kernels breaks their launches' overlap); the scatter
+// writes nothing the host reads of it.
+kd_status run_level(kd_gpu_builder *b, kd_gb_build_state *s, const large_stage &st, level *L, kd_error *err)
+{
+    KD_TRY(plan_level_buffers(b, s, st, *L, err));
+    KD_TRY(level_bounds(b, s, *L, err));
+    uint32_t *bk_states = NULL;
+    size_t bk_state_bytes = 0;
+    KD_TRY(bookkeep_states(b, L->num_nodes, 2 * L->num_nodes, &bk_states, &bk_state_bytes, err));
+    KD_TRY(level_choose(b, s, st, *L, bk_states, bk_state_bytes, err));
+    kd_gb_large::bookkeep bk;
+    KD_TRY(level_split(b, s, st, *L, &bk, err));
+    KD_TRY(kd_gb_read_scalars_aside(b, err));
+    const scatter sc = scatter_of(b, st, *L, bk, bk_states, L);
+    KD_TRY(run_scatter(b, sc, L->num_refs, st.clip_blocks, err));
+    kd_gb_step_mark(b, st.o->profile, KD_GPU_STEP_LARGE_SCATTER);
+    return level_advance(b, s, L, err);
+}
+
+kd_status large_stage_of(kd_gpu_builder *b, const kd_gb_build_state *s, large_stage *st, kd_error *err)
+{
+    st->o = s->opts;
+    st->pp = kd_gb_plan_params_from(st->o);
+    st->budget = (double)st->o->max_refs_per_triangle * (double)s->num_tris;
+    if (st->budget < KD_GB_MIN_ALLOWANCE)
+        st->budget = KD_GB_MIN_ALLOWANCE;
+    st->sah = st->o->large_split == KD_LARGE_SPLIT_SAH;
+    st->node_words = 6 * (size_t)st->o->sah_bins + 1;
+    st->clip_blocks = 0;
+#if KD_DEVICE_CODE
+    if (!b->host)
+        KD_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &st->clip_blocks, err,
+                                     KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
+#else
+    (void)b, (void)err;
+#endif
+    return KD_OK;
+}
+
 } // namespace
 
+// Breadth-first over the large nodes, a level at a time, until none is
+// left, or a level of many nodes, none too large for one warp, goes to the
+// medium stage, which carries each one's subtree down to small roots
+// without the host.
 kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     const kd_gpu_build_options *o = s->opts;
-    uint32_t threshold = (uint32_t)o->small_node_threshold;
-    uint32_t num_nodes = s->num_tris > threshold ? 1 : 0;
-    uint32_t num_refs = num_nodes ? s->num_tris : 0;
-    uint32_t largest = num_refs; // references of the level's largest node
-    int refs_cur = KD_GB_REFS_A, refs_next = KD_GB_REFS_A2;
-    int nodes_cur = KD_GB_LNODES_A, nodes_next = KD_GB_LNODES_B;
-    // A safety net under the per-node allowance (which already keeps every
-    // level within it): never more references in flight than the budget.
-    double budget = (double)o->max_refs_per_triangle * (double)s->num_tris;
-    if (budget < KD_GB_MIN_ALLOWANCE)
-        budget = KD_GB_MIN_ALLOWANCE;
-    int num_bins = o->sah_bins;
-    uint32_t clip_blocks = 0;
-#if KD_DEVICE_CODE
-    if (!b->host)
-        KD_TRY(kd_gb_resident_blocks(large_clip_kernel, LARGE_CLIP_THREADS, &clip_blocks, err,
-                                     KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS)));
-#endif
-
-    const kd_gb_plan_params pp = kd_gb_plan_params_from(o);
-    // What the last level's scatter zeroed for the next one (the arrays,
-    // and the nodes they then had room for).
-    struct {
-        const uint32_t *bins, *states;
-        uint32_t nodes;
-    } zeroed = {NULL, NULL, 0};
-
-    for (uint32_t depth = 0; num_nodes > 0; depth++) {
-        // Room for the level: a split at most doubles the references.
-        size_t max_out = 2 * (size_t)num_refs;
-        if (max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || max_out + num_refs > 0xffffffffull)
+    large_stage st;
+    KD_TRY(large_stage_of(b, s, &st, err));
+    level L;
+    memset(&L, 0, sizeof L);
+    L.num_nodes = s->num_tris > (uint32_t)o->small_node_threshold ? 1 : 0;
+    L.num_refs = L.largest = L.num_nodes ? s->num_tris : 0;
+    L.refs_cur = KD_GB_REFS_A, L.refs_next = KD_GB_REFS_A2;
+    L.nodes_cur = KD_GB_LNODES_A, L.nodes_next = KD_GB_LNODES_B;
+    while (L.num_nodes > 0) {
+        L.max_out = 2 * (size_t)L.num_refs;
+        if (L.max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || L.max_out + L.num_refs > 0xffffffffull)
             return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
-        int force_leaf = (double)(max_out + s->num_small_refs + s->num_leaf_refs) > budget;
-        // A level of many nodes, none too large for one warp, goes to the
-        // medium stage, which carries each one's subtree down to small roots
-        // without the host.
-        if (o->medium_min_nodes > 0 && num_nodes >= (uint32_t)o->medium_min_nodes &&
-            largest <= (uint32_t)o->medium_max_refs && !force_leaf)
-            return kd_gb_stage_medium(b, s, refs_cur, nodes_cur, num_nodes, num_refs, err);
-        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, max_out, 1, 0, err));
-        KD_TRY(kd_gb_ensure_refs(b, refs_next, max_out, 1, 0, err));
-        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + max_out, 0, 1, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, num_refs, 0, err));
-        if (num_refs >= KD_GB_CLIP_QUEUE_MIN)
-            KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * max_out, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + num_refs), 1, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_TIGHT, 24 * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_CHOICE, sizeof(kd_gb_split_choice) * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_LCOUNT, 4 * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_RCOUNT, 4 * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_ROUTE, sizeof(kd_gb_route) * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, nodes_next, sizeof(kd_gb_large_node) * 2 * (size_t)num_nodes, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS,
-                               sizeof(kd_gb_small_root) * ((size_t)s->num_small_roots + 2 * num_nodes), 1, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_POOL,
-                               sizeof(kd_gb_pool_node) * ((size_t)s->pool_count + 2 * (KD_GB_CHAIN_MAX + 1) * (size_t)num_nodes),
-                               1, err));
-        const int sah = o->large_split == KD_LARGE_SPLIT_SAH; // the median split chains no cuts
-        // The bins, then a sanity flag per node; the chains. Room for the
-        // next level's too (at most two nodes for each of this level's),
-        // which this level's scatter zeroes on the device.
-        const size_t node_words = 6 * (size_t)num_bins + 1;
-        if (sah) {
-            KD_TRY(kd_gb_ensure(b, KD_GB_BINS, 4 * 2 * (size_t)num_nodes * node_words, 0, err));
-            KD_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * (size_t)num_nodes, 0, err));
-        }
-
-        kd_gb_refs level = kd_gb_ref_set(b, refs_cur);
-        kd_gb_refs split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
-        kd_gb_large_node *nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_cur); // chain ends written by the choice
-        float *tight = kd_gb_ptr<float>(b, KD_GB_TIGHT);
-        kd_gb_split_choice *choice = kd_gb_ptr<kd_gb_split_choice>(b, KD_GB_CHOICE);
-        kd_gb_chain *chains = sah ? kd_gb_ptr<kd_gb_chain>(b, KD_GB_CHAINS) : NULL;
-        uint8_t *sides = kd_gb_ptr<uint8_t>(b, KD_GB_SIDES);
-        kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-
-        // Node bounds.
-        kd_gb_reduce_timer_begin(b, o->profile);
-        KD_TRY(kd_gb_segmented_bounds(b, o->reduce_variant, &level, num_refs, num_nodes, tight, err));
-        kd_gb_reduce_timer_end(b, o->profile);
-        if (s->profile)
-            s->profile->num_reduce_calls++;
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOUNDS);
-
-        // Splits. The level's bins and the bookkeeping's look-back words
-        // are zeroed together.
-        uint32_t *bk_states = NULL;
-        size_t bk_state_bytes = 0;
-        KD_TRY(bookkeep_states(b, num_nodes, 2 * num_nodes, &bk_states, &bk_state_bytes, err));
-        uint32_t *bins = sah ? kd_gb_ptr<uint32_t>(b, KD_GB_BINS) : NULL;
-        if (sah) {
-            uint32_t *insane = bins + (size_t)num_nodes * 6 * num_bins;
-            // Zeroed by the level before's scatter where the arrays are
-            // the ones it zeroed (and held as much as this level needs).
-            if (!(zeroed.bins == bins && zeroed.states == bk_states && zeroed.nodes >= num_nodes))
-                KD_TRY(kd_gb_zero2(b, bins, 4 * (size_t)num_nodes * node_words, bk_states, bk_state_bytes, err));
-            kd_gb_bin_refs bin = {level, tight, bins, num_bins, 0, insane};
-            KD_TRY(run_binning(b, bin, num_refs, err));
-            kd_gb_choose_chain choose;
-            choose.f = {nodes, tight, bins, choice, pp.sah, num_bins, s->max_depth, force_leaf, o->empty_space_ratio};
-            choose.nodes = nodes;
-            choose.chains = chains;
-            choose.insane = insane;
-            choose.pp = pp;
-            KD_TRY(run_choose_sah(b, choose, num_nodes, err));
-        } else {
-            KD_TRY(kd_gb_memset(b, bk_states, 0, bk_state_bytes, err));
-            kd_gb_choose_median choose = {nodes, tight, choice, s->max_depth, force_leaf,
-                                          o->empty_space_ratio};
-            KD_TRY(kd_gb_map(b, num_nodes, choose, "choosing median splits", err));
-        }
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CHOOSE);
-        kd_gb_classify classify = {level, choice, sides};
-        KD_TRY(kd_gb_map(b, num_refs, classify, "classifying references", err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_CLASSIFY);
-
-        // Split-by-side addressing of the references.
-        uint32_t *left_counts = kd_gb_ptr<uint32_t>(b, KD_GB_LCOUNT);
-        uint32_t *right_counts = kd_gb_ptr<uint32_t>(b, KD_GB_RCOUNT);
-        KD_TRY(kd_gb_split(b, &level, sides, num_refs, num_nodes, &split_out, left_counts,
-                              right_counts, NULL, err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SPLIT);
-
-        // Plan every node and compact the next level.
-        bookkeep bk;
-        bk.nodes = nodes;
-        bk.choice = choice;
-        bk.chains = chains; // NULL (the median split): a level per empty cut
-        bk.left_counts = left_counts;
-        bk.right_counts = right_counts;
-        bk.pp = pp;
-        bk.pool_base = s->pool_count;
-        bk.small_root_base = s->num_small_roots;
-        bk.small_ref_base = s->num_small_refs;
-        bk.leaf_ref_base = s->num_leaf_refs;
-        bk.routes = kd_gb_ptr<kd_gb_route>(b, KD_GB_ROUTE);
-        bk.next_nodes = kd_gb_ptr<kd_gb_large_node>(b, nodes_next);
-        bk.small_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
-        bk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
-        bk.scalars = scalars;
-        bk.largest = &scalars->next_large_max[depth & 1u];
-        KD_TRY(run_bookkeep(b, bk, num_nodes, err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_BOOKKEEP);
-
-        // The counts go to the host while the scatter runs: it takes its
-        // size from the device and covers the most the split can write, so
-        // the host need not wait for it first. The copy is on a stream of
-        // its own, so that the scatter follows the bookkeeping at once (a
-        // copy between two kernels breaks their launches' overlap); the
-        // scatter writes nothing the host reads of it.
-        KD_TRY(kd_gb_read_scalars_aside(b, err));
-        scatter sc;
-        sc.routes = bk.routes;
-        sc.split_total = &scalars->split_total;
-        sc.max_out = (uint32_t)max_out;
-        sc.split_out = split_out;
-        sc.level = level;
-        sc.nodes = nodes;
-        sc.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
-        sc.next_large = kd_gb_ref_set(b, refs_next);
-        sc.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
-        sc.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
-        sc.clip_queue = kd_gb_ptr<uint32_t>(b, KD_GB_CLIPQ);
-        sc.clip_count = &scalars->clip_count; // zeroed by the bookkeeping
-        sc.next_large_max = &scalars->next_large_max[(depth + 1) & 1u];
-        sc.zero_bins = bins;
-        sc.zero_states = bk_states;
-        sc.zero_words = 0;
-        sc.zero_state_words = 0;
-        zeroed.bins = zeroed.states = NULL;
-        // The bound's words (a level has at most twice this one's nodes):
-        // the next level's count is not known here. A count past 32 bits
-        // (bins for millions of nodes) leaves the next level to zero its own.
-        const uint32_t room = 2 * num_nodes, room_tiles = (room + BK_TILE - 1) / BK_TILE;
-        const size_t room_words = (size_t)room * node_words,
-                     room_state_words = (size_t)NUM_Q * kd_lookback_state_bytes(room_tiles) / 4;
-        if (sah && room_words + room_state_words <= 0xffffffffu) {
-            sc.zero_words = (uint32_t)room_words;
-            sc.zero_state_words = (uint32_t)room_state_words;
-            zeroed.bins = bins;
-            zeroed.states = bk_states;
-            zeroed.nodes = room;
-        }
-        KD_TRY(run_scatter(b, sc, num_refs, clip_blocks, err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_SCATTER);
-        kd_gb_scalars counts;
-        KD_TRY(kd_gb_read_scalars_end(b, &counts, err));
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_LARGE_READBACK);
-        if (s->profile) {
-            s->profile->num_host_syncs++;
-            s->profile->num_large_levels++;
-            s->profile->num_large_cuts += counts.new_large_cuts;
-            if (num_refs > s->profile->max_large_refs)
-                s->profile->max_large_refs = num_refs;
-        }
-        if (counts.split_total > max_out)
-            return kd_error_set(err, KD_ERR_INVALID, "GPU build: the split wrote %u references, "
-                              "more than the %zu it can", counts.split_total, max_out);
-
-        s->pool_count += counts.new_pool_nodes;
-        if (s->num_small_roots == 0 && counts.new_small_roots > 0)
-            s->min_small_depth = depth + 1; // a bound: chained empty cuts take roots deeper than the level
-        s->num_small_roots += counts.new_small_roots;
-        s->num_small_refs += counts.new_small_refs;
-        s->num_leaf_refs += counts.new_leaf_refs;
-        num_nodes = counts.next_large_nodes;
-        num_refs = counts.next_large_refs;
-        largest = counts.next_large_max[depth & 1u];
-        int t = refs_cur;
-        refs_cur = refs_next;
-        refs_next = t;
-        t = nodes_cur;
-        nodes_cur = nodes_next;
-        nodes_next = t;
+        L.force_leaf = (double)(L.max_out + s->num_small_refs + s->num_leaf_refs) > st.budget;
+        if (o->medium_min_nodes > 0 && L.num_nodes >= (uint32_t)o->medium_min_nodes &&
+            L.largest <= (uint32_t)o->medium_max_refs && !L.force_leaf)
+            return kd_gb_stage_medium(b, s, L.refs_cur, L.nodes_cur, L.num_nodes, L.num_refs, err);
+        KD_TRY(run_level(b, s, st, &L, err));
     }
     return KD_OK;
 }
