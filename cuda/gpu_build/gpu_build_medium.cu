@@ -295,125 +295,141 @@ void grow(size_t *size, size_t used, size_t capacity)
     *size = 2 * *size > 2 * used ? 2 * *size : 2 * used;
 }
 
+// The stage's arguments over the arrays as they are now.
+medium_args medium_args_of(kd_gpu_builder *b, const kd_gb_build_state *s, int refs_id, int nodes_id,
+                           uint32_t num_nodes)
+{
+    const kd_gpu_build_options *o = s->opts;
+    medium_args g;
+    memset(&g, 0, sizeof g);
+    g.refs = kd_gb_ref_set(b, refs_id);
+    g.tasks = kd_gb_ptr<kd_gb_large_node>(b, nodes_id);
+    g.ready = kd_gb_ptr<uint32_t>(b, KD_GB_MREADY);
+    g.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
+    g.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    g.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
+    g.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
+    // A task needs its record, ready word, bounds and block-queue place.
+    g.task_capacity = capacity_of(b, nodes_id, sizeof(kd_gb_large_node));
+    const uint32_t per_task[3] = {capacity_of(b, KD_GB_MREADY, sizeof(uint32_t)),
+                                  capacity_of(b, KD_GB_MTIGHT, 6 * sizeof(float)),
+                                  capacity_of(b, KD_GB_MBIG, sizeof(uint32_t))};
+    for (int k = 0; k < 3; k++)
+        g.task_capacity = per_task[k] < g.task_capacity ? per_task[k] : g.task_capacity;
+    g.tight = kd_gb_ptr<float>(b, KD_GB_MTIGHT);
+    g.big = kd_gb_ptr<uint32_t>(b, KD_GB_MBIG);
+    g.block_refs = (uint32_t)o->medium_block_refs;
+    g.num_initial = num_nodes;
+    g.ref_capacity = capacity_of(b, refs_id + KD_GB_REF_TRI, sizeof(uint32_t));
+    g.small_ref_capacity = capacity_of(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI, sizeof(uint32_t));
+    g.root_capacity = capacity_of(b, KD_GB_SROOTS, sizeof(kd_gb_small_root));
+    g.pool_capacity = capacity_of(b, KD_GB_POOL, sizeof(kd_gb_pool_node));
+    g.leaf_ref_capacity = capacity_of(b, KD_GB_LEAF_REFS, sizeof(uint32_t));
+    g.pp = kd_gb_plan_params_from(o);
+    g.sah.sah = g.pp.sah;
+    g.sah.num_bins = o->sah_bins;
+    g.sah.max_depth = g.median.max_depth = s->max_depth;
+    g.sah.empty_ratio = g.median.empty_ratio = o->empty_space_ratio;
+    g.use_sah = o->large_split == KD_LARGE_SPLIT_SAH;
+    g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    return g;
+}
+
+// The host emulation's run: the tasks in queue order, a lane each. On
+// overflow it goes on, as the device does, so that the counts size the next
+// run better (a node that could not be placed makes nothing).
+void medium_on_host(const medium_args &g, const medium_counters &init)
+{
+    memcpy(&g.scalars->med_head, init.words, sizeof init.words);
+    memset(g.ready, 0, (size_t)g.task_capacity * sizeof(uint32_t));
+    medium_scratch scratch;
+    const medium_serial_team team = {&scratch};
+    for (uint32_t k = 0; k < g.scalars->med_tail && k < g.task_capacity; k++)
+        if (g.ready[k] != MED_DEAD)
+            process_node(team, g, k);
+}
+
+// One run of the stage from the level, and its counts read back.
+kd_status run_medium_once(kd_gpu_builder *b, kd_gb_build_state *s, const medium_args &g, uint32_t num_nodes,
+                          uint32_t num_refs, kd_gb_scalars *counts, kd_error *err)
+{
+    // head, tail, live, done, refs, pool, roots, small refs, leaf refs,
+    // min depth, overflow, cuts, block queue's head, tail, live, done,
+    // blocks started
+    const medium_counters init = {{0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
+                                   s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0}};
+    if (b->host)
+        medium_on_host(g, init);
+    else
+#if KD_DEVICE_CODE
+        KD_TRY(medium_on_device(b, g, num_nodes, init, s->opts, err));
+#else
+        return kd_gb_no_device(err);
+#endif
+    KD_TRY(kd_gb_read_scalars(b, counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_MEDIUM);
+    if (s->profile)
+        s->profile->num_host_syncs++;
+    return KD_OK;
+}
+
+// A run that fit: its counts into the build state.
+void finish_medium(kd_gb_build_state *s, const kd_gb_scalars &counts)
+{
+    if (s->num_small_roots == 0 && counts.med_roots > 0)
+        s->min_small_depth = counts.med_min_depth;
+    s->pool_count = counts.med_pool;
+    s->num_small_roots = counts.med_roots;
+    s->num_small_refs = counts.med_small_refs;
+    s->num_leaf_refs = counts.med_leaf_refs;
+    if (s->profile) {
+        s->profile->num_medium_nodes = counts.med_tail + counts.med_cuts;
+        s->profile->num_medium_cuts = counts.med_cuts;
+        s->profile->num_medium_block_nodes = counts.med_big_done;
+    }
+}
+
+// After a run that overflowed: each array it outgrew, grown.
+void grow_medium(const kd_gb_build_state *s, const medium_args &g, const kd_gb_scalars &counts, medium_sizes *z)
+{
+    grow(&z->tasks, counts.med_tail, g.task_capacity);
+    grow(&z->refs, counts.med_refs, g.ref_capacity);
+    grow(&z->roots, counts.med_roots - s->num_small_roots, g.root_capacity - s->num_small_roots);
+    grow(&z->small_refs, counts.med_small_refs - s->num_small_refs, g.small_ref_capacity - s->num_small_refs);
+    grow(&z->leaf_refs, counts.med_leaf_refs - s->num_leaf_refs, g.leaf_ref_capacity - s->num_leaf_refs);
+    if (counts.med_pool > g.pool_capacity) // two pool slots per split (a task's or an empty cut's)
+        grow(&z->tasks, (counts.med_pool - s->pool_count) / 2 + 1, z->tasks);
+}
+
 } // namespace
 
 kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_id, int nodes_id,
                              uint32_t num_nodes, uint32_t num_refs, kd_error *err)
 {
-    const kd_gpu_build_options *o = s->opts;
-    const uint32_t threshold = (uint32_t)o->small_node_threshold;
-    // First sizes (measured on the shared scenes: the subtrees below a level
-    // of 64+ nodes hold 2-12 times its references in their large nodes);
-    // arrays keep their size for the builds after.
+    // First sizes: the subtrees below such a level hold a few times its
+    // references in their large nodes; arrays keep their size for the
+    // builds after.
+    const uint32_t threshold = (uint32_t)s->opts->small_node_threshold;
     medium_sizes z;
     z.tasks = num_nodes + 8 * (size_t)num_refs / threshold + 1024;
     z.refs = 8 * (size_t)num_refs + 65536;
     z.roots = num_refs / 4 + 1024;
     z.small_refs = 3 * (size_t)num_refs + 65536;
     z.leaf_refs = (size_t)num_refs + 1024;
-    kd_status st = KD_OK;
     for (int attempt = 0;; attempt++) {
-        st = ensure_arrays(b, s, refs_id, nodes_id, z, err);
-        if (st != KD_OK)
-            break;
-        medium_args g;
-        g.refs = kd_gb_ref_set(b, refs_id);
-        g.tasks = kd_gb_ptr<kd_gb_large_node>(b, nodes_id);
-        g.ready = kd_gb_ptr<uint32_t>(b, KD_GB_MREADY);
-        g.small = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
-        g.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
-        g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
-        g.leaf_refs = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS);
-        g.tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
-        g.task_capacity = capacity_of(b, nodes_id, sizeof(kd_gb_large_node));
-        if (g.task_capacity > capacity_of(b, KD_GB_MREADY, sizeof(uint32_t)))
-            g.task_capacity = capacity_of(b, KD_GB_MREADY, sizeof(uint32_t));
-        if (g.task_capacity > capacity_of(b, KD_GB_MTIGHT, 6 * sizeof(float)))
-            g.task_capacity = capacity_of(b, KD_GB_MTIGHT, 6 * sizeof(float));
-        if (g.task_capacity > capacity_of(b, KD_GB_MBIG, sizeof(uint32_t)))
-            g.task_capacity = capacity_of(b, KD_GB_MBIG, sizeof(uint32_t));
-        g.tight = kd_gb_ptr<float>(b, KD_GB_MTIGHT);
-        g.big = kd_gb_ptr<uint32_t>(b, KD_GB_MBIG);
-        g.block_refs = (uint32_t)o->medium_block_refs;
-        g.num_initial = num_nodes;
-        g.ref_capacity = capacity_of(b, refs_id + KD_GB_REF_TRI, sizeof(uint32_t));
-        g.small_ref_capacity = capacity_of(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI, sizeof(uint32_t));
-        g.root_capacity = capacity_of(b, KD_GB_SROOTS, sizeof(kd_gb_small_root));
-        g.pool_capacity = capacity_of(b, KD_GB_POOL, sizeof(kd_gb_pool_node));
-        g.leaf_ref_capacity = capacity_of(b, KD_GB_LEAF_REFS, sizeof(uint32_t));
-        g.pp = kd_gb_plan_params_from(o);
-        memset(&g.sah, 0, sizeof g.sah);
-        g.sah.sah = g.pp.sah;
-        g.sah.num_bins = o->sah_bins;
-        g.sah.max_depth = s->max_depth;
-        g.sah.force_leaf = 0;
-        g.sah.empty_ratio = o->empty_space_ratio;
-        memset(&g.median, 0, sizeof g.median);
-        g.median.max_depth = s->max_depth;
-        g.median.force_leaf = 0;
-        g.median.empty_ratio = o->empty_space_ratio;
-        g.use_sah = o->large_split == KD_LARGE_SPLIT_SAH;
-        g.scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-
-        // head, tail, live, done, refs, pool, roots, small refs, leaf refs,
-        // min depth, overflow, cuts, block queue's head, tail, live, done,
-        // blocks started
-        const medium_counters init = {{0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
-                                       s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0}};
-        if (b->host) {
-            memcpy(&g.scalars->med_head, init.words, sizeof init.words);
-            // On overflow it goes on, as the device does, so that the counts
-            // size the next run better (a node that could not be placed
-            // makes nothing).
-            memset(g.ready, 0, (size_t)g.task_capacity * sizeof(uint32_t));
-            medium_scratch scratch;
-            const medium_serial_team team = {&scratch};
-            for (uint32_t k = 0; k < g.scalars->med_tail && k < g.task_capacity; k++)
-                if (g.ready[k] != MED_DEAD)
-                    process_node(team, g, k);
-        } else {
-#if KD_DEVICE_CODE
-            st = medium_on_device(b, g, num_nodes, init, o, err);
-#else
-            st = kd_gb_no_device(err);
-#endif
-        }
+        KD_TRY(ensure_arrays(b, s, refs_id, nodes_id, z, err));
+        const medium_args g = medium_args_of(b, s, refs_id, nodes_id, num_nodes);
         kd_gb_scalars counts;
-        if (st == KD_OK)
-            st = kd_gb_read_scalars(b, &counts, err);
-        if (st != KD_OK)
-            break;
-        kd_gb_step_mark(b, o->profile, KD_GPU_STEP_MEDIUM);
-        if (s->profile)
-            s->profile->num_host_syncs++;
+        KD_TRY(run_medium_once(b, s, g, num_nodes, num_refs, &counts, err));
         if (!counts.med_overflow) {
-            if (s->num_small_roots == 0 && counts.med_roots > 0)
-                s->min_small_depth = counts.med_min_depth;
-            s->pool_count = counts.med_pool;
-            s->num_small_roots = counts.med_roots;
-            s->num_small_refs = counts.med_small_refs;
-            s->num_leaf_refs = counts.med_leaf_refs;
-            if (s->profile) {
-                s->profile->num_medium_nodes = counts.med_tail + counts.med_cuts;
-                s->profile->num_medium_cuts = counts.med_cuts;
-                s->profile->num_medium_block_nodes = counts.med_big_done;
-            }
-            break;
+            finish_medium(s, counts);
+            return KD_OK;
         }
         if (s->profile)
             s->profile->num_medium_retries++;
-        if (attempt >= 8) {
-            st = kd_error_set(err, KD_ERR_INVALID, "GPU build: the medium-node stage keeps outgrowing its arrays");
-            break;
-        }
-        grow(&z.tasks, counts.med_tail, g.task_capacity);
-        grow(&z.refs, counts.med_refs, g.ref_capacity);
-        grow(&z.roots, counts.med_roots - s->num_small_roots, g.root_capacity - s->num_small_roots);
-        grow(&z.small_refs, counts.med_small_refs - s->num_small_refs,
-             g.small_ref_capacity - s->num_small_refs);
-        grow(&z.leaf_refs, counts.med_leaf_refs - s->num_leaf_refs, g.leaf_ref_capacity - s->num_leaf_refs);
-        if (counts.med_pool > g.pool_capacity) // two pool slots per split (a task's or an empty cut's)
-            grow(&z.tasks, (counts.med_pool - s->pool_count) / 2 + 1, z.tasks);
+        if (attempt >= 8)
+            return kd_error_set(err, KD_ERR_INVALID, "GPU build: the medium-node stage keeps outgrowing its arrays");
+        grow_medium(s, g, counts, &z);
     }
-    return st;
 }

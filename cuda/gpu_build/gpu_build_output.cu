@@ -10,8 +10,8 @@
 //     sizes and an arrival to one 64-bit word of the parent with one
 //     atomic, so the second learns its sibling's sizes from the atomic's
 //     old value: no other memory passes between them, and no fence is
-//     needed. (Walking up from every leaf of the whole tree cost the dragon
-//     0.9 ms of 64-bit atomics on an H100.) Whoever sums an interior node
+//     needed. (Walking up from every leaf of the whole tree would cost many
+//     64-bit atomics.) Whoever sums an interior node
 //     also keeps its below child's sizes at the node's own index, which is
 //     all the placement needs of them; and each slot's place word is zeroed
 //     by the thread that passes it here, so no launch of its own does.
@@ -21,8 +21,7 @@
 //     subtree sizes, taken along the path). A parent publishes both of each
 //     child in one 64-bit word of the child's, which the child waits for
 //     (again no fence): it reads no record of its parent's. (A pass per
-//     small-stage wave instead, without waiting, was slower: the dragon's
-//     placement 1.06 -> 1.17 ms on an H100.)
+//     small-stage wave instead, without waiting, was slower.)
 //  3. Each node writes itself (and a leaf its triangle indices) there.
 // The host waits once, after the placement (the placement does nothing
 // where the sizes pass found the pool corrupt): the node array is sized
@@ -359,85 +358,108 @@ struct place_nodes {
 };
 
 
-} // namespace
-
-kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+// Every output buffer, sized before the first kernel: a node per pool slot;
+// leaf references as estimated (see the top of this file), or as many as
+// an earlier build's array holds.
+kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err)
 {
-    uint32_t num_nodes = s->pool_count; // pool slots, dead ones included
-    // A node per pool slot; leaf references as estimated (see the top of
-    // this file), or as many as an earlier build's array holds.
+    const size_t num_nodes = s->pool_count; // pool slots, dead ones included
     size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * (size_t)num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * (size_t)num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * (size_t)num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * ((size_t)num_nodes + 1), 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * num_nodes, 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err));
+    return kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err);
+}
 
-    unsigned long long *arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_ARRIVALS);
-    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+// The small stage's waves as pool ranges: wave w holds task slots
+// [ends[w - 1], ends[w]) (wave 0 the roots, whose pool ids are the upper
+// stages'); task slot t past the roots is pool id small_pool_base + t -
+// num_small_roots. Waves [head, tail) (from 1) have at least
+// KD_GB_WAVE_PASS_MIN slots and get a pass each; the small ones around them
+// are walked up, a launch for each side (a pass costs a launch, a walk its
+// atomics); tail == head == 1: no wave is large, one walk for them all.
+struct wave_plan {
+    const kd_gb_build_state *s;
+    uint32_t num_waves, num_roots, head, tail;
+
+    uint32_t pool_id(uint32_t slot) const { return s->small_pool_base + (slot - num_roots); }
+    uint32_t first(uint32_t w) const { return pool_id(w ? s->small_wave_ends[w - 1] : num_roots); }
+    uint32_t end(uint32_t w) const { return pool_id(s->small_wave_ends[w < num_waves ? w : num_waves - 1]); }
+};
+
+wave_plan wave_plan_of(const kd_gb_build_state *s)
+{
+    wave_plan p = {s, s->num_small_waves, s->num_small_roots, 1, 1};
+    for (uint32_t w = 1; w < p.num_waves; w++) {
+        if (s->small_wave_ends[w] - s->small_wave_ends[w - 1] >= KD_GB_WAVE_PASS_MIN) {
+            p.head = p.tail == 1 ? w : p.head;
+            p.tail = w + 1;
+        }
+    }
+    return p;
+}
+
+// Subtree sizes bottom up: the waves after the passes walked, the large
+// waves a pass each, the waves before them walked (or the roots summed),
+// then every node above the small stage, and the total.
+kd_status subtree_sizes(kd_gpu_builder *b, const kd_gb_build_state *s, const size_walk &walk, kd_error *err)
+{
+    const wave_plan p = wave_plan_of(s);
+    const uint32_t num_nodes = walk.num_nodes;
+    // Only a walk's parents take arrivals: those before the first wave with
+    // a pass and from the first walked after them (the passes' own slots,
+    // most of a large tree, are left as they are).
+    const uint32_t passes_begin = p.tail > p.head ? p.first(p.head) : num_nodes;
+    const uint32_t passes_end = p.tail > p.head ? p.first(p.tail) : num_nodes;
+    KD_TRY(kd_gb_zero2(b, reinterpret_cast<uint32_t *>(walk.arrivals), 8 * (size_t)passes_begin,
+                       reinterpret_cast<uint32_t *>(walk.arrivals + passes_end), 8 * (size_t)(num_nodes - passes_end),
+                       err));
+    if (p.num_waves > p.tail) {
+        wave_walk tw = {walk, p.first(p.tail), 0, 0, p.first(p.tail)};
+        KD_TRY(kd_gb_map(b, p.end(p.num_waves - 1) - tw.first, tw, "subtree sizes (small waves, last)", err));
+    }
+    for (uint32_t w = p.tail; w-- > p.head;) {
+        wave_sizes ws = {walk, p.first(w), p.end(w), p.end(w + 1)};
+        KD_TRY(kd_gb_map(b, p.end(w) - ws.first, ws, "subtree sizes (small-stage wave)", err));
+    }
+    if (p.head > 1) {
+        wave_walk hw = {walk, p.first(1), p.end(p.head - 1), p.end(p.head), 0};
+        KD_TRY(kd_gb_map(b, p.end(p.head - 1) - hw.first, hw, "subtree sizes (small waves, first)", err));
+    } else if (p.num_waves) {
+        root_sizes rs = {walk, kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), p.first(1), p.end(1)};
+        KD_TRY(kd_gb_map(b, p.num_roots, rs, "subtree sizes (small roots)", err));
+    }
+    upper_sizes us = {walk};
+    KD_TRY(kd_gb_map(b, p.num_waves ? s->small_pool_base : num_nodes, us, "subtree sizes", err));
+    total_refs total = {walk.sizes, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS)};
+    return kd_gb_map(b, 1, total, "total leaf references", err);
+}
+
+size_walk size_walk_of(kd_gpu_builder *b, const kd_gb_build_state *s)
+{
     size_walk walk;
     walk.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
     walk.sizes = kd_gb_ptr<subtree_size>(b, KD_GB_O_SIZES);
     walk.below = kd_gb_ptr<subtree_size>(b, KD_GB_O_BELOW);
-    walk.arrivals = arrivals;
+    walk.arrivals = kd_gb_ptr<unsigned long long>(b, KD_GB_O_ARRIVALS);
     walk.places = kd_gb_ptr<unsigned long long>(b, KD_GB_O_PLACES);
-    walk.num_nodes = num_nodes;
+    walk.num_nodes = s->pool_count;
     walk.max_depth = (uint32_t)s->max_depth;
-    walk.broken = &scalars->broken_pool;
-    // The small stage's slots: wave w holds task slots [ends[w - 1], ends[w])
-    // (wave 0 the roots, whose pool ids are the upper stages'); task slot t
-    // past the roots is pool id small_pool_base + t - num_small_roots.
-    const uint32_t num_waves = s->num_small_waves, num_roots = s->num_small_roots;
-    const uint32_t upper_end = num_waves ? s->small_pool_base : num_nodes;
-    auto pool_id = [&](uint32_t slot) { return s->small_pool_base + (slot - num_roots); };
-    // Waves 1.. with at least KD_GB_WAVE_PASS_MIN slots get a pass each
-    // ([head, tail)); the small ones around them are walked up, a launch for
-    // each side (a pass costs a launch, a walk its atomics).
-    uint32_t head = 1, tail = 1; // no wave is large: one walk for them all
-    for (uint32_t w = 1; w < num_waves; w++) {
-        if (s->small_wave_ends[w] - s->small_wave_ends[w - 1] >= KD_GB_WAVE_PASS_MIN) {
-            head = tail == 1 ? w : head;
-            tail = w + 1;
-        }
-    }
-    auto wave_first = [&](uint32_t w) { return pool_id(w ? s->small_wave_ends[w - 1] : num_roots); };
-    auto wave_end = [&](uint32_t w) { return pool_id(s->small_wave_ends[w < num_waves ? w : num_waves - 1]); };
-    // Only a walk's parents take arrivals: those before the first wave with
-    // a pass and from the first walked after them (the passes' own slots,
-    // most of a large tree, are left as they are).
-    const uint32_t passes_begin = tail > head ? wave_first(head) : num_nodes;
-    const uint32_t passes_end = tail > head ? wave_first(tail) : num_nodes;
-    KD_TRY(kd_gb_zero2(b, reinterpret_cast<uint32_t *>(arrivals), 8 * (size_t)passes_begin,
-                          reinterpret_cast<uint32_t *>(arrivals + passes_end), 8 * (size_t)(num_nodes - passes_end), err));
-    if (num_waves > tail) {
-        wave_walk tw = {walk, wave_first(tail), 0, 0, wave_first(tail)};
-        KD_TRY(kd_gb_map(b, wave_end(num_waves - 1) - tw.first, tw, "subtree sizes (small waves, last)", err));
-    }
-    for (uint32_t w = tail; w-- > head;) {
-        wave_sizes ws = {walk, wave_first(w), wave_end(w), wave_end(w + 1)};
-        KD_TRY(kd_gb_map(b, wave_end(w) - ws.first, ws, "subtree sizes (small-stage wave)", err));
-    }
-    if (head > 1) {
-        wave_walk hw = {walk, wave_first(1), wave_end(head - 1), wave_end(head), 0};
-        KD_TRY(kd_gb_map(b, wave_end(head - 1) - hw.first, hw, "subtree sizes (small waves, first)", err));
-    } else if (num_waves) {
-        root_sizes rs = {walk, kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), wave_first(1), wave_end(1)};
-        KD_TRY(kd_gb_map(b, num_roots, rs, "subtree sizes (small roots)", err));
-    }
-    upper_sizes us = {walk};
-    KD_TRY(kd_gb_map(b, upper_end, us, "subtree sizes", err));
+    walk.broken = &kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS)->broken_pool;
+    return walk;
+}
 
-    total_refs total = {walk.sizes, scalars};
-    KD_TRY(kd_gb_map(b, 1, total, "total leaf references", err));
-    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
-
+place_nodes placement_of(kd_gpu_builder *b, const size_walk &walk)
+{
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
     place_nodes w;
     w.pool = walk.pool;
     w.below = walk.below;
@@ -447,41 +469,40 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     w.small_tris = kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);
     w.nodes = kd_gb_ptr<kd_node>(b, KD_GB_NODES_OUT);
     w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
-    w.node_capacity = num_nodes;
+    w.node_capacity = walk.num_nodes;
     const size_t leaf_room = b->buf[KD_GB_LEAF_OUT].bytes / 4 - 1;
     w.leaf_capacity = leaf_room < KD_NODE_MAX_COUNT ? (uint32_t)leaf_room : (uint32_t)KD_NODE_MAX_COUNT;
     w.broken = &scalars->broken_pool;
     w.fault = &scalars->place_fault;
-    KD_TRY(kd_gb_map(b, num_nodes, w, "writing the tree", err));
-    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_PLACE);
-    // The build's last wait (the driver's own then finds the stream idle,
-    // and counts it).
-    kd_gb_scalars counts;
-    KD_TRY(kd_gb_read_scalars(b, &counts, err));
-    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
-    if (counts.broken_pool)
-        return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
-    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
-        return kd_error_set(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over "
-                          "the tree format's %u", counts.total_nodes, counts.total_leaf_refs,
-                          (unsigned)KD_NODE_MAX_COUNT);
-    if (counts.place_fault && counts.total_leaf_refs > w.leaf_capacity) {
-        // The leaves want more than the estimate: again, with room for all.
-        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * ((size_t)counts.total_leaf_refs + 1), 0, err));
-        w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
-        w.leaf_capacity = counts.total_leaf_refs;
-        KD_TRY(kd_gb_memset(b, w.placed, 0, 8 * (size_t)num_nodes, err));
-        KD_TRY(kd_gb_memset(b, &scalars->place_fault, 0, sizeof scalars->place_fault, err));
-        KD_TRY(kd_gb_map(b, num_nodes, w, "writing the tree again", err));
-        KD_TRY(kd_gb_read_scalars(b, &counts, err));
-        if (s->profile) {
-            s->profile->num_host_syncs++;
-            s->profile->num_output_retries++;
-        }
+    return w;
+}
+
+// Where the leaves wanted more references than the estimate's array holds
+// (the placement wrote nothing past it and said so): the array grown to
+// the total, and the tree placed again.
+kd_status place_again(kd_gpu_builder *b, const kd_gb_build_state *s, place_nodes w, kd_gb_scalars *counts,
+                      kd_error *err)
+{
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * ((size_t)counts->total_leaf_refs + 1), 0, err));
+    w.leaf_out = kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_OUT);
+    w.leaf_capacity = counts->total_leaf_refs;
+    KD_TRY(kd_gb_memset(b, w.placed, 0, 8 * (size_t)w.node_capacity, err));
+    KD_TRY(kd_gb_memset(b, &scalars->place_fault, 0, sizeof scalars->place_fault, err));
+    KD_TRY(kd_gb_map(b, w.node_capacity, w, "writing the tree again", err));
+    KD_TRY(kd_gb_read_scalars(b, counts, err));
+    if (s->profile) {
+        s->profile->num_host_syncs++;
+        s->profile->num_output_retries++;
     }
+    return KD_OK;
+}
+
+// The placed tree's counts, checked, into the builder and the profile.
+kd_status finish_output(kd_gpu_builder *b, const kd_gb_build_state *s, const kd_gb_scalars &counts, kd_error *err)
+{
     if (counts.place_fault)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
-
     b->tree_nodes = counts.total_nodes;
     b->tree_leaf_refs = counts.total_leaf_refs;
     b->tree_max_depth = (uint32_t)s->max_depth;
@@ -492,4 +513,30 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
         s->profile->num_leaf_refs = counts.total_leaf_refs;
     }
     return KD_OK;
+}
+
+} // namespace
+
+kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    KD_TRY(ensure_output_buffers(b, s, err));
+    const size_walk walk = size_walk_of(b, s);
+    KD_TRY(subtree_sizes(b, s, walk, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
+    const place_nodes w = placement_of(b, walk);
+    KD_TRY(kd_gb_map(b, walk.num_nodes, w, "writing the tree", err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_PLACE);
+    // The build's last wait (the driver's own then finds the stream idle,
+    // and counts it).
+    kd_gb_scalars counts;
+    KD_TRY(kd_gb_read_scalars(b, &counts, err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_READBACK);
+    if (counts.broken_pool)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: internal error: the node pool is corrupt");
+    if (counts.total_leaf_refs > KD_NODE_MAX_COUNT || counts.total_nodes > KD_NODE_MAX_COUNT)
+        return kd_error_set(err, KD_ERR_INVALID, "GPU build: %u nodes and %u leaf references: over the tree "
+                            "format's %u", counts.total_nodes, counts.total_leaf_refs, (unsigned)KD_NODE_MAX_COUNT);
+    if (counts.place_fault && counts.total_leaf_refs > w.leaf_capacity)
+        KD_TRY(place_again(b, s, w, &counts, err));
+    return finish_output(b, s, counts, err);
 }
