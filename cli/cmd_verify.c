@@ -292,142 +292,204 @@ static kd_status verification_image(const kd_trace_scene *trace, const kd_camera
     return KD_OK;
 }
 
-int kd_cmd_verify(int argc, char **argv)
-{
+/* Everything one run of the command holds; verify_free releases it. */
+typedef struct verify_run {
     verify_args a;
-    int code = kd_verify_parse_args(argc, argv, &a);
-    if (code < 0)
-        return KD_EXIT_OK; /* --help */
-    if (code != KD_EXIT_OK)
-        return code;
-    bool json_on_stdout = a.json && strcmp(a.json, "-") == 0;
-    FILE *report = a.quiet || json_on_stdout ? NULL : stdout;
-    code = kd_cli_device_resolve(k_cmd, a.device, a.quiet, "building the tree on the CPU", &a.device);
+    FILE *report;          /* the text report, or NULL */
+    bool gpu;              /* the tree is GPU-built and (d) runs */
+    kd_image reference;    /* --compare's image */
+    kd_scene scene;
+    kd_camera cam;
+    ray_set set;
+    uint8_t *mismatch;     /* per ray */
+    kd_image shaded, marked;
+    verify_result r;
+} verify_run;
+
+static void verify_free(verify_run *v)
+{
+    free(v->mismatch);
+    free(v->set.rays);
+    free(v->set.pixel);
+    kd_image_free(&v->shaded);
+    kd_image_free(&v->marked);
+    kd_image_free(&v->reference);
+    kd_scene_free(&v->scene);
+}
+
+/* Resolves the device, reads --compare's image and prepares the scene, its
+ * tree and the camera; returns -1 to go on, else the exit code with the
+ * message printed and nothing left to free. */
+static int prepare(verify_run *v)
+{
+    verify_args *a = &v->a;
+    const bool json_on_stdout = a->json && strcmp(a->json, "-") == 0;
+    v->report = a->quiet || json_on_stdout ? NULL : stdout;
+    kd_cli_device device;
+    int code = kd_cli_device_resolve(k_cmd, (kd_cli_device)a->device, a->quiet, "building the tree on the CPU",
+                                     &device);
     if (code >= 0)
         return code;
-    bool gpu = a.device == KD_CLI_DEVICE_GPU;
+    a->device = (int)device;
+    v->gpu = device == KD_CLI_DEVICE_GPU;
     kd_error err;
-
-    kd_image reference = {0};
-    if (a.compare) {
-        if (kd_image_read_png(&reference, a.compare, &err)) {
+    if (a->compare) {
+        if (kd_image_read_png(&v->reference, a->compare, &err)) {
             kd_cli_error(k_cmd, "%s", err.message);
             return KD_EXIT_FAILURE;
         }
-        if (a.camera.width == 0) {
-            a.camera.width = reference.width;
-            a.camera.height = reference.height;
+        if (a->camera.width == 0) {
+            a->camera.width = v->reference.width;
+            a->camera.height = v->reference.height;
         }
     }
-    kd_scene scene;
-    kd_camera cam;
-    code = kd_cli_scene_and_camera(k_cmd, a.scene, a.tree, a.threads, a.device, &a.camera,
-                                   KD_VERIFY_DEFAULT_SIZE, report, &scene, &cam);
+    code = kd_cli_scene_and_camera(k_cmd, a->scene, a->tree, a->threads, device, &a->camera,
+                                   KD_VERIFY_DEFAULT_SIZE, v->report, &v->scene, &v->cam);
     if (code >= 0) {
-        kd_image_free(&reference);
+        kd_image_free(&v->reference);
         return code;
     }
-    if (report)
-        fflush(report); /* the scene lines show while the checks run */
+    if (v->report)
+        fflush(v->report); /* the scene lines show while the checks run */
+    return -1;
+}
 
-    verify_result r;
-    memset(&r, 0, sizeof r);
-    ray_set set;
-    memset(&set, 0, sizeof set);
-    uint8_t *mismatch = NULL;
-    kd_image shaded = {0}, marked = {0};
-    code = KD_EXIT_FAILURE;
-    uint32_t n = scene.mesh.num_triangles;
-    if (kd_verify_invariants(&scene.tree, scene.tri_verts, n, a.threads, &r.inv, &err))
-        goto fail;
-    r.invariants_pass = kd_invariant_report_total(&r.inv) == 0;
-
-    size_t sample = a.all_pixels ? 0 : (size_t)a.rays;
-    if (!a.all_pixels && !a.rays && n > KD_VERIFY_SAMPLE_ABOVE)
-        sample = KD_VERIFY_DEFAULT_SAMPLE;
-    if (make_rays(&cam, scene.mesh_bounds, sample, (size_t)a.interior_rays, a.seed, &set, &err))
-        goto fail;
-    size_t num_rays = set.num_camera + set.num_interior;
+/* (b), and what needs traced rays: (d) and the verification image. Rays are
+ * not traced, with the reason kept, through a tree whose structure is
+ * broken. */
+static kd_status check_rays(verify_run *v, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    verify_result *r = &v->r;
     kd_trace_scene trace;
     kd_error why;
-    if (!r.inv.structure_ok) {
-        snprintf(r.rays_skipped, sizeof r.rays_skipped, "the tree's structure is broken (see above)");
-    } else if (kd_trace_scene_init(&trace, &scene.tree, scene.tri_verts, n, &why)) {
-        snprintf(r.rays_skipped, sizeof r.rays_skipped, "%s", why.message);
-    } else {
-        mismatch = calloc(num_rays + 1, 1);
-        if (!mismatch) {
-            kd_error_set(&err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
-            goto fail;
-        }
-        kd_cli_progress progress;
-        kd_cli_progress_start(&progress, k_cmd, "checking rays", a.quiet);
-        kd_status st = kd_verify_rays(&trace, set.rays, num_rays, a.tolerance, a.threads,
-                                      kd_cli_progress_update, &progress, mismatch, NULL, &r.rays, &err);
-        kd_cli_progress_end(&progress);
-        if (st)
-            goto fail;
-        r.rays_run = true;
-        r.rays_pass = r.rays.num_mismatches == 0;
-        if (gpu && kd_verify_gpu_hits(&scene, &trace, &cam, a.threads, &r.gpu, &err))
-            goto fail;
-        if (a.output || a.compare) {
-            if (verification_image(&trace, &cam, &set, mismatch, a.threads, &shaded, &marked, &err))
-                goto fail;
-        }
+    if (!r->inv.structure_ok) {
+        snprintf(r->rays_skipped, sizeof r->rays_skipped, "the tree's structure is broken (see above)");
+        return KD_OK;
     }
-    r.rays.tolerance = a.tolerance;
-    r.compare_pass = true;
-    if (a.compare) {
-        if (!r.rays_run) {
-            r.compare_pass = false; /* nothing was rendered to compare */
-        } else {
-            if (kd_image_compare(&shaded, &reference, KD_COMPARE_PIXEL_K, &r.mean_abs_diff,
-                                 &r.max_diff, &r.fraction_over, &err))
-                goto fail;
-            r.compared = true;
-            r.compare_pass = r.mean_abs_diff <= a.threshold;
-        }
+    if (kd_trace_scene_init(&trace, &v->scene.tree, v->scene.tri_verts, v->scene.mesh.num_triangles, &why)) {
+        snprintf(r->rays_skipped, sizeof r->rays_skipped, "%s", why.message);
+        return KD_OK;
     }
+    const size_t num_rays = v->set.num_camera + v->set.num_interior;
+    v->mismatch = calloc(num_rays + 1, 1);
+    if (!v->mismatch)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
+    kd_cli_progress progress;
+    kd_cli_progress_start(&progress, k_cmd, "checking rays", a->quiet);
+    kd_status st = kd_verify_rays(&trace, v->set.rays, num_rays, a->tolerance, a->threads,
+                                  kd_cli_progress_update, &progress, v->mismatch, NULL, &r->rays, err);
+    kd_cli_progress_end(&progress);
+    if (st)
+        return st;
+    r->rays_run = true;
+    r->rays_pass = r->rays.num_mismatches == 0;
+    if (v->gpu && (st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err)))
+        return st;
+    if (a->output || a->compare)
+        return verification_image(&trace, &v->cam, &v->set, v->mismatch, a->threads, &v->shaded, &v->marked,
+                                  err);
+    return KD_OK;
+}
+
+/* (c): the shaded render against --compare's image. */
+static kd_status compare_reference(verify_run *v, kd_error *err)
+{
+    verify_result *r = &v->r;
+    r->compare_pass = true;
+    if (!v->a.compare)
+        return KD_OK;
+    if (!r->rays_run) {
+        r->compare_pass = false; /* nothing was rendered to compare */
+        return KD_OK;
+    }
+    kd_status st = kd_image_compare(&v->shaded, &v->reference, KD_COMPARE_PIXEL_K, &r->mean_abs_diff,
+                                    &r->max_diff, &r->fraction_over, err);
+    if (st)
+        return st;
+    r->compared = true;
+    r->compare_pass = r->mean_abs_diff <= v->a.threshold;
+    return KD_OK;
+}
+
+/* (a) to (d) in turn. */
+static kd_status run_checks(verify_run *v, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    verify_result *r = &v->r;
+    const uint32_t n = v->scene.mesh.num_triangles;
+    kd_status st = kd_verify_invariants(&v->scene.tree, v->scene.tri_verts, n, a->threads, &r->inv, err);
+    if (st)
+        return st;
+    r->invariants_pass = kd_invariant_report_total(&r->inv) == 0;
+    size_t sample = a->all_pixels ? 0 : (size_t)a->rays;
+    if (!a->all_pixels && !a->rays && n > KD_VERIFY_SAMPLE_ABOVE)
+        sample = KD_VERIFY_DEFAULT_SAMPLE;
+    if ((st = make_rays(&v->cam, v->scene.mesh_bounds, sample, (size_t)a->interior_rays, (uint64_t)a->seed,
+                        &v->set, err)))
+        return st;
+    if ((st = check_rays(v, err)))
+        return st;
+    r->rays.tolerance = a->tolerance;
+    return compare_reference(v, err);
+}
+
+/* The text report, the verification image and the JSON, as asked; *pass
+ * says whether every check passed. */
+static kd_status report_results(const verify_run *v, bool *pass, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    const verify_result *r = &v->r;
+    FILE *report = v->report;
     /* On the GPU, (d) must have run and found no difference. */
-    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass && (!gpu || r.gpu.pass);
+    *pass = r->invariants_pass && r->rays_pass && r->compare_pass && (!v->gpu || r->gpu.pass);
     if (report) {
-        print_report(report, &a, &set, &cam, &r);
-        if (a.compare && !r.compared)
+        print_report(report, a, &v->set, &v->cam, r);
+        if (a->compare && !r->compared)
             fprintf(report, "compare     FAIL  nothing rendered to compare\n");
     }
-    if (a.output && !r.rays_run && report)
+    if (a->output && !r->rays_run && report)
         fprintf(report, "wrote       nothing: no image without traced rays\n");
-    if (a.output && r.rays_run) {
-        if (kd_image_write_png(&marked, a.output, &err))
-            goto fail;
+    kd_status st;
+    if (a->output && r->rays_run) {
+        if ((st = kd_image_write_png(&v->marked, a->output, err)))
+            return st;
         size_t marked_pixels = 0;
-        for (size_t i = 0; i < set.num_camera; i++)
-            marked_pixels += mismatch[i] != 0;
+        for (size_t i = 0; i < v->set.num_camera; i++)
+            marked_pixels += v->mismatch[i] != 0;
         if (report)
-            fprintf(report, "wrote       %s (%zu mismatched pixels in red)\n", a.output, marked_pixels);
+            fprintf(report, "wrote       %s (%zu mismatched pixels in red)\n", a->output, marked_pixels);
     }
-    if (a.json) {
+    if (a->json) {
         kd_outfile out;
-        if (kd_outfile_open(&out, a.json, &err))
-            goto fail;
-        write_json(out.file, &a, &scene, &cam, &set, &r, pass);
-        if (kd_outfile_commit(&out, &err))
-            goto fail;
+        if ((st = kd_outfile_open(&out, a->json, err)))
+            return st;
+        write_json(out.file, a, &v->scene, &v->cam, &v->set, r, *pass);
+        if ((st = kd_outfile_commit(&out, err)))
+            return st;
     }
     if (report)
-        fprintf(report, "verify      %s\n", pass ? "PASS" : "FAIL");
-    code = pass ? KD_EXIT_OK : KD_EXIT_FAILURE;
-    goto done;
-fail:
-    kd_cli_error(k_cmd, "%s", err.message);
-done:
-    free(mismatch);
-    free(set.rays);
-    free(set.pixel);
-    kd_image_free(&shaded);
-    kd_image_free(&marked);
-    kd_image_free(&reference);
-    kd_scene_free(&scene);
+        fprintf(report, "verify      %s\n", *pass ? "PASS" : "FAIL");
+    return KD_OK;
+}
+
+int kd_cmd_verify(int argc, char **argv)
+{
+    verify_run v;
+    memset(&v, 0, sizeof v);
+    int code = kd_verify_parse_args(argc, argv, &v.a);
+    if (code >= 0)
+        return code;
+    code = prepare(&v);
+    if (code >= 0)
+        return code;
+    kd_error err;
+    bool pass = false;
+    code = KD_EXIT_FAILURE;
+    if (run_checks(&v, &err) == KD_OK && report_results(&v, &pass, &err) == KD_OK)
+        code = pass ? KD_EXIT_OK : KD_EXIT_FAILURE;
+    else
+        kd_cli_error(k_cmd, "%s", err.message);
+    verify_free(&v);
     return code;
 }

@@ -13,8 +13,8 @@
 #include "cmd_render_common.h"
 #include "render_scene.h"
 
+#define KD_VERIFY_DEFAULT_SIZE 256 /* a macro: help texts spell it */
 enum {
-    KD_VERIFY_DEFAULT_SIZE = 256,
     KD_VERIFY_SAMPLE_ABOVE = 100000, /* triangles: beyond this, sample camera rays */
     KD_VERIFY_DEFAULT_SAMPLE = 10000,
     KD_VERIFY_DEFAULT_INTERIOR = 4096,
@@ -25,19 +25,19 @@ enum {
 typedef struct verify_args {
     const char *scene, *tree, *output, *json, *compare;
     kd_camera_request camera;
-    long rays;            /* sampled camera rays; 0: the default for the scene */
+    int rays;             /* sampled camera rays; 0: the default for the scene */
     bool all_pixels;
-    long interior_rays;
-    uint64_t seed;
+    int interior_rays;
+    int seed;             /* of the random samples, 0..2^31-1 */
     float tolerance;
-    double threshold;
+    float threshold;
     int threads;
     bool quiet;
-    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_verify */
+    int device;           /* kd_cli_device as asked for; resolved to cpu or gpu */
 } verify_args;
 
-/* Parses the command line (cmd_verify_args.c): KD_EXIT_OK, -1 after --help
- * (usage printed), or KD_EXIT_USAGE (message printed). */
+/* Parses the command line (cmd_verify_args.c): -1 to go on, KD_EXIT_OK
+ * after --help (usage printed), or KD_EXIT_USAGE (message printed). */
 int kd_verify_parse_args(int argc, char **argv, verify_args *a);
 
 /* (d), in cmd_verify_gpu.c: GPU-cast hits against CPU-cast hits. */
