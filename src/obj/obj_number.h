@@ -33,7 +33,7 @@ static inline bool obj_is_digit(char c) { return (unsigned)(c - '0') < 10u; }
 
 /* Appends the digit run at p to *m (m = m * 10^k + digits; wraps past 19 digits,
  * which callers detect by length) and returns the first non-digit. A plain loop:
- * OBJ numbers are short, and an 8-bytes-at-a-time (SWAR) version measured slower. */
+ * OBJ numbers are short. */
 static inline const char *obj_scan_digits(const char *p, uint64_t *m)
 {
     uint64_t value = *m;
