@@ -158,6 +158,9 @@ int kd_cli_parse(const kd_cli_command *cmd, int argc, char **argv, void *args, k
     if (!seen)
         seen = &unused;
     memset(seen, 0, sizeof *seen);
+    if (cmd->num_options > KD_CLI_MAX_OPTIONS) /* a table to split, caught by any run */
+        return kd_cli_usage_error(cmd->name, "%zu option rows, more than %d", cmd->num_options,
+                                  (int)KD_CLI_MAX_OPTIONS);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (kd_cli_is_help(arg)) {
@@ -173,8 +176,7 @@ int kd_cli_parse(const kd_cli_command *cmd, int argc, char **argv, void *args, k
         const int code = read_row(cmd, o, argc, argv, &i, (char *)args + o->offset);
         if (code != KD_EXIT_OK)
             return code;
-        if (row < KD_CLI_MAX_OPTIONS)
-            seen->given[row] = true;
+        seen->given[row] = true;
         if ((o->flags & KD_CLI_GPU_ONLY) && !seen->first_gpu_only)
             seen->first_gpu_only = o->name;
     }
@@ -184,7 +186,7 @@ int kd_cli_parse(const kd_cli_command *cmd, int argc, char **argv, void *args, k
 bool kd_cli_given(const kd_cli_command *cmd, const kd_cli_seen *seen, const char *name)
 {
     const int row = find_row(cmd, name);
-    return row >= 0 && row < KD_CLI_MAX_OPTIONS && seen->given[row];
+    return row >= 0 && seen->given[row];
 }
 
 /* ---- Help ---------------------------------------------------------------------- */
@@ -192,6 +194,10 @@ bool kd_cli_given(const kd_cli_command *cmd, const kd_cli_seen *seen, const char
 /* The default of a row, read from an argument struct holding the defaults. */
 static void format_default(const kd_cli_option *o, const void *defaults, char *out, size_t bytes)
 {
+    if (!defaults) {
+        snprintf(out, bytes, "?");
+        return;
+    }
     const void *p = (const char *)defaults + o->offset;
     const char *s;
     switch (o->kind) {
@@ -217,7 +223,7 @@ static void format_default(const kd_cli_option *o, const void *defaults, char *o
 static void expand_help(const kd_cli_option *o, const void *defaults, char *out, size_t bytes)
 {
     size_t used = 0;
-    for (const char *s = o->help; *s && used + 1 < bytes; s++) {
+    for (const char *s = o->help ? o->help : ""; *s && used + 1 < bytes; s++) {
         char field[64];
         if (s[0] == '%' && (s[1] == 'R' || s[1] == 'D')) {
             if (s[1] == 'R')

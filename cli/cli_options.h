@@ -76,11 +76,12 @@ typedef struct kd_cli_command {
 /* The number of rows of a static table. */
 #define KD_CLI_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
+/* Rows of a table at most (kd_cli_parse refuses a longer one). */
 enum { KD_CLI_MAX_OPTIONS = 48 };
 
 /* What kd_cli_parse saw besides the values. */
 typedef struct kd_cli_seen {
-    bool given[KD_CLI_MAX_OPTIONS]; /* by table row (rows past the last are not kept) */
+    bool given[KD_CLI_MAX_OPTIONS]; /* by table row */
     const char *first_gpu_only;     /* the first KD_CLI_GPU_ONLY option given, or NULL */
 } kd_cli_seen;
 

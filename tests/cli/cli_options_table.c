@@ -154,6 +154,14 @@ static void test_errors(void)
     k_command.style = KD_CLI_SAY_WANTS;
     expect_usage(WORDS("s", "--count", "0"), "--count wants an integer in [1, 64]");
     k_command.style = KD_CLI_SAY_TAKES;
+    /* A table too long to keep track of is refused, whatever the words. */
+    static kd_cli_option rows[KD_CLI_MAX_OPTIONS + 1];
+    const kd_cli_option *options = k_command.options;
+    k_command.options = rows;
+    k_command.num_options = KD_CLI_COUNT(rows);
+    expect_usage(WORDS("--help"), "option rows, more than");
+    k_command.options = options;
+    k_command.num_options = KD_CLI_COUNT(k_options);
 }
 
 /* The help: every named row listed once with its range and default, the
