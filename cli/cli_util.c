@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_status.h"
-
 void kd_cli_error(const char *command, const char *fmt, ...)
 {
     va_list args;
@@ -50,12 +48,3 @@ int kd_cli_scene_argument(const char *command, const char *arg, const char **sce
     *scene = arg;
     return KD_EXIT_OK;
 }
-
-bool kd_cli_have_gpu(void)
-{
-    static int cached = -1;
-    if (cached < 0)
-        cached = kd_cuda_device_count() > 0;
-    return cached != 0;
-}
-

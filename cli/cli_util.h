@@ -1,6 +1,7 @@
 /* Small helpers every subcommand uses: messages and argument parsing (the
- * JSON writer, number parsing and whole-or-nothing output files are the
- * core library's, included here for the commands). */
+ * option tables are cli_options.h's; the JSON writer, number parsing and
+ * whole-or-nothing output files are the core library's, included here for
+ * the commands). */
 #ifndef KD_CLI_UTIL_H
 #define KD_CLI_UTIL_H
 
@@ -12,6 +13,10 @@
 #include "kd_file.h"
 #include "kd_json.h"
 #include "kd_parse.h"
+
+/* A macro's value as a string literal, for help texts. */
+#define KD_CLI_STR_(x) #x
+#define KD_CLI_STR(x) KD_CLI_STR_(x)
 
 /* Exit codes of the CLI. */
 enum { KD_EXIT_OK = 0, KD_EXIT_FAILURE = 1, KD_EXIT_USAGE = 2 };
@@ -40,7 +45,8 @@ const char *kd_cli_option_value(const char *command, int argc, char **argv, int 
  * returns KD_EXIT_OK. */
 int kd_cli_scene_argument(const char *command, const char *arg, const char **scene);
 
-/* True when a CUDA device is usable (queried once). */
+/* True when a CUDA device is usable (queried once; in cmd_render_common.c,
+ * with the --device choice, so that this file needs no CUDA). */
 bool kd_cli_have_gpu(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "camera.h"
+#include "cli_options.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "cpu_build.h"
@@ -26,15 +27,15 @@ enum { BENCH_CPU = 1, BENCH_GPU = 2 };
 typedef struct bench_args {
     const char **scenes;
     int num_scenes;
-    int devices;             /* BENCH_CPU | BENCH_GPU */
+    int device;              /* index in k_devices, as asked for */
+    int devices;             /* BENCH_CPU | BENCH_GPU, from device */
     int builds;              /* timed builds per scene and device */
     int width, height;
     int render_repeats;      /* GPU timed launches */
     const char *json_path, *csv_path;
-    kd_large_split large_split;
-    int has_large_split;
-    int small_threshold;     /* 0: the builder's */
-    float empty_space;       /* < 0: the builder's */
+    int large_split;         /* kd_large_split */
+    int small_threshold;
+    float empty_space;       /* < 0: the build rules' min empty fraction */
 } bench_args;
 
 typedef struct bench_row {
@@ -49,121 +50,130 @@ typedef struct bench_row {
     int width, height;
 } bench_row;
 
-static void print_usage(FILE *f)
+/* ---- Options ------------------------------------------------------------------ */
+
+static void print_about(FILE *f)
 {
-    fprintf(f,
-            "usage: scankd bench SCENE.obj... [options]\n"
-            "\n"
-            "For each scene and device: OBJ load time, build time (median and min of\n"
-            "repeated builds after one warm-up build; GPU: triangles already in device\n"
-            "memory to finished tree), SAH cost and its ratio to the CPU exact-SAH tree,\n"
-            "nodes, leaves, depth, references per triangle, and primary rays per second\n"
-            "(CPU: wall time on all cores; GPU: median kernel time).\n"
-            "\n"
-            "options:\n"
-            "  --device KIND       cpu, gpu, both or auto (default auto: both when a GPU\n"
-            "                      is present, else cpu)\n"
-            "  --builds N          timed builds per scene and device (default 10)\n"
-            "  --size W H          image for the ray-casting figure (default 1920 1080)\n"
-            "  --render-repeats N  timed GPU render launches (default 20)\n"
-            "  --large-split KIND  GPU large-node split: median or sah (default: builder's)\n"
-            "  --small-threshold N GPU small-stage node size, 1..64 (default: builder's)\n"
-            "  --empty-space F     GPU large and medium stages' empty cuts, 0..1 (default:\n"
-            "                      builder's, the build rules' min empty fraction)\n"
-            "  --json FILE|-       write the results as JSON\n"
-            "  --csv FILE|-        write the results as CSV\n"
-            "  -h, --help          show this help\n");
+    fprintf(f, "usage: scankd bench SCENE.obj... [options]\n"
+               "\n"
+               "For each scene and device: OBJ load time, build time (median and min of\n"
+               "repeated builds after one warm-up build; GPU: triangles already in device\n"
+               "memory to finished tree), SAH cost and its ratio to the CPU exact-SAH tree,\n"
+               "nodes, leaves, depth, references per triangle, and primary rays per second\n"
+               "(CPU: wall time on all cores; GPU: median kernel time).\n");
 }
 
-static int parse_args(int argc, char **argv, bench_args *a)
+/* In BENCH_DEVICE_* order. */
+static const char *const k_devices[] = {"cpu", "gpu", "both", "auto", NULL};
+enum { BENCH_DEVICE_CPU, BENCH_DEVICE_GPU, BENCH_DEVICE_BOTH, BENCH_DEVICE_AUTO };
+
+/* In kd_large_split's order. */
+static const char *const k_large_splits[] = {"median", "sah", NULL};
+
+static void set_defaults(void *args)
 {
+    bench_args *a = args;
     memset(a, 0, sizeof *a);
+    a->device = BENCH_DEVICE_AUTO;
     a->builds = 10;
     a->width = 1920;
     a->height = 1080;
     a->render_repeats = 20;
-    a->empty_space = -1.0f;
-    const char *device = "auto";
+    kd_gpu_build_options gpu;
+    kd_gpu_build_options_default(&gpu);
+    a->large_split = (int)gpu.large_split;
+    a->small_threshold = gpu.small_node_threshold;
+    a->empty_space = gpu.empty_space_ratio;
+}
+
+/* A scene: one more to benchmark (dest: the whole bench_args). */
+static int parse_scene(const char *command, int argc, char **argv, int *i, void *dest)
+{
+    (void)command;
+    (void)argc;
+    bench_args *a = dest;
+    a->scenes[a->num_scenes++] = argv[*i];
+    return KD_EXIT_OK;
+}
+
+/* --size W H (dest: the whole bench_args). */
+static int parse_size(const char *command, int argc, char **argv, int *i, void *dest)
+{
+    bench_args *a = dest;
+    long w, h;
+    if (*i + 2 >= argc || !kd_parse_int(argv[*i + 1], 1, 16384, &w) || !kd_parse_int(argv[*i + 2], 1, 16384, &h))
+        return kd_cli_usage_error(command, "--size takes W H, each in 1..16384");
+    a->width = (int)w;
+    a->height = (int)h;
+    *i += 2;
+    return KD_EXIT_OK;
+}
+
+#define ARG(field) offsetof(bench_args, field)
+
+static const kd_cli_option k_options[] = {
+    {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .parse = parse_scene},
+    {.kind = KD_CLI_ENUM, .name = "--device", .metavar = "KIND", .offset = ARG(device), .names = k_devices,
+     .help = "cpu, gpu, both or auto (default %D: both when a GPU is present, else cpu)"},
+    {.kind = KD_CLI_INT, .name = "--builds", .metavar = "N", .offset = ARG(builds), .min = 1, .max = 1000,
+     .help = "timed builds per scene and device, %R (default %D)"},
+    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "W H", .parse = parse_size,
+     .help = "image for the ray-casting figure (default 1920 1080)"},
+    {.kind = KD_CLI_INT, .name = "--render-repeats", .metavar = "N", .offset = ARG(render_repeats), .min = 1,
+     .max = 1000, .help = "timed GPU render launches, %R (default %D)"},
+    {.kind = KD_CLI_ENUM, .name = "--large-split", .metavar = "KIND", .offset = ARG(large_split),
+     .names = k_large_splits, .help = "GPU large-node split: median or sah (default %D)"},
+    {.kind = KD_CLI_INT, .name = "--small-threshold", .metavar = "N", .offset = ARG(small_threshold),
+     .min = 1, .max = KD_GPU_SMALL_NODE_MAX, .help = "GPU small-stage node size, %R (default %D)"},
+    {.kind = KD_CLI_FLOAT, .name = "--empty-space", .metavar = "F", .offset = ARG(empty_space), .min = 0,
+     .max = 1,
+     .help = "GPU large and medium stages' empty cuts, %R (default: the build rules' min empty "
+             "fraction)"},
+    {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
+     .help = "write the results as JSON"},
+    {.kind = KD_CLI_STRING, .name = "--csv", .metavar = "FILE|-", .offset = ARG(csv_path),
+     .help = "write the results as CSV"},
+};
+
+#undef ARG
+
+static const kd_cli_command k_command = {
+    .name = "bench",
+    .about = print_about,
+    .options = k_options,
+    .num_options = KD_CLI_COUNT(k_options),
+    .style = KD_CLI_SAY_EXPECTED,
+    .args_size = sizeof(bench_args),
+    .defaults = set_defaults,
+};
+
+/* Parses the command line into a (whose scenes the caller frees); returns
+ * -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    set_defaults(a);
     a->scenes = calloc((size_t)argc, sizeof *a->scenes);
     if (!a->scenes)
         return kd_cli_usage_error(k_cmd, "out of memory");
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        long n;
-        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            print_usage(stdout);
-            return -1;
-        } else if (!strcmp(arg, "--device")) {
-            if (!(device = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (!strcmp(arg, "--builds") || !strcmp(arg, "--render-repeats")) {
-            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-            if (!kd_parse_int(v, 1, 1000, &n))
-                return kd_cli_usage_error(k_cmd, "%s '%s': expected a whole number in 1..1000", arg, v);
-            *(!strcmp(arg, "--builds") ? &a->builds : &a->render_repeats) = (int)n;
-        } else if (!strcmp(arg, "--size")) {
-            long w, h;
-            if (i + 2 >= argc || !kd_parse_int(argv[i + 1], 1, 16384, &w) ||
-                !kd_parse_int(argv[i + 2], 1, 16384, &h))
-                return kd_cli_usage_error(k_cmd, "--size takes W H, each in 1..16384");
-            a->width = (int)w;
-            a->height = (int)h;
-            i += 2;
-        } else if (!strcmp(arg, "--large-split")) {
-            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-            int s = kd_large_split_parse(v);
-            if (s < 0)
-                return kd_cli_usage_error(k_cmd, "--large-split '%s': expected median or sah", v);
-            a->large_split = (kd_large_split)s;
-            a->has_large_split = 1;
-        } else if (!strcmp(arg, "--small-threshold")) {
-            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-            if (!kd_parse_int(v, 1, KD_GPU_SMALL_NODE_MAX, &n))
-                return kd_cli_usage_error(k_cmd, "--small-threshold '%s': expected a whole number in 1..%d", v,
-                                          KD_GPU_SMALL_NODE_MAX);
-            a->small_threshold = (int)n;
-        } else if (!strcmp(arg, "--empty-space")) {
-            float f;
-            if (!(v = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-            if (!kd_parse_float(v, &f) || f < 0.0f || f > 1.0f)
-                return kd_cli_usage_error(k_cmd, "--empty-space '%s': expected a number in [0, 1]", v);
-            a->empty_space = f;
-        } else if (!strcmp(arg, "--json")) {
-            if (!(a->json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (!strcmp(arg, "--csv")) {
-            if (!(a->csv_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (arg[0] == '-' && arg[1]) {
-            return kd_cli_usage_error(k_cmd, "unknown option '%s'", arg);
-        } else {
-            a->scenes[a->num_scenes++] = arg;
-        }
-    }
+    const int code = kd_cli_parse(&k_command, argc, argv, a, NULL);
+    if (code >= 0)
+        return code;
     if (a->num_scenes == 0)
         return kd_cli_usage_error(k_cmd, "no scene given");
-    if (!strcmp(device, "cpu"))
-        a->devices = BENCH_CPU;
-    else if (!strcmp(device, "gpu"))
-        a->devices = BENCH_GPU;
-    else if (!strcmp(device, "both"))
+    static const int devices[] = {BENCH_CPU, BENCH_GPU, BENCH_CPU | BENCH_GPU, BENCH_CPU};
+    a->devices = devices[a->device];
+    if (a->device == BENCH_DEVICE_AUTO && kd_cli_have_gpu())
         a->devices = BENCH_CPU | BENCH_GPU;
-    else if (!strcmp(device, "auto"))
-        a->devices = kd_cli_have_gpu() ? BENCH_CPU | BENCH_GPU : BENCH_CPU;
-    else
-        return kd_cli_usage_error(k_cmd, "--device '%s': expected cpu, gpu, both or auto", device);
     if ((a->devices & BENCH_GPU) && !kd_cli_have_gpu()) {
-        kd_cli_error(k_cmd, "no CUDA device: --device %s needs a GPU", device);
+        kd_cli_error(k_cmd, "no CUDA device: --device %s needs a GPU", k_devices[a->device]);
         return KD_EXIT_FAILURE;
     }
-    if (!strcmp(device, "auto") && !(a->devices & BENCH_GPU))
+    if (a->device == BENCH_DEVICE_AUTO && !(a->devices & BENCH_GPU))
         fprintf(stderr, "scankd bench: no CUDA device, benchmarking the CPU path only\n");
-    return 0;
+    return -1;
 }
+
+/* ---- Steps ---------------------------------------------------------------------- */
 
 /* Builds on the CPU builds+1 times; keeps the last tree. */
 static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, kd_tree *tree, bench_row *row,
@@ -219,12 +229,9 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
     kd_gpu_scene *scene = NULL;
     kd_gpu_build_options opts;
     kd_gpu_build_options_default(&opts);
-    if (a->has_large_split)
-        opts.large_split = a->large_split;
-    if (a->small_threshold > 0)
-        opts.small_node_threshold = a->small_threshold;
-    if (a->empty_space >= 0.0f)
-        opts.empty_space_ratio = a->empty_space;
+    opts.large_split = (kd_large_split)a->large_split;
+    opts.small_node_threshold = a->small_threshold;
+    opts.empty_space_ratio = a->empty_space;
     double *ms = malloc(sizeof(double) * (size_t)a->builds);
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
@@ -329,68 +336,71 @@ static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n
     return KD_OK;
 }
 
+/* The scene's rows: the CPU's when timed, the GPU's when asked for. The CPU
+ * exact-SAH tree is built either way: it is the yardstick of every SAH
+ * ratio. */
+static kd_status bench_scene(const bench_args *a, const char *path, bench_row *rows, int *num_rows,
+                             kd_error *err)
+{
+    kd_sah_constants constants;
+    kd_sah_constants_default(&constants);
+    kd_mesh mesh = {0};
+    kd_tree cpu_tree = {0}, gpu_tree = {0};
+    double t0 = kd_build_now_ms();
+    kd_status st = kd_obj_load_file(path, &mesh, err);
+    bench_row base = {0};
+    base.load_ms = kd_build_now_ms() - t0;
+    kd_camera cam;
+    kd_camera_request req = {0};
+    if (!st)
+        st = kd_camera_setup_mesh(&cam, &req, &mesh, a->width, a->height, err);
+    if (!st) {
+        kd_scene_name(path, base.scene, sizeof base.scene);
+        base.num_triangles = mesh.num_triangles;
+        base.width = a->width;
+        base.height = a->height;
+    }
+    fprintf(stderr, "scankd bench: %s (%u triangles)\n", base.scene, mesh.num_triangles);
+    bench_row cpu = base;
+    cpu.device = "cpu";
+    const int timed_cpu = a->devices & BENCH_CPU;
+    if (!st)
+        st = bench_cpu_build(&mesh, timed_cpu ? a->builds : 0, &cpu_tree, &cpu, err);
+    if (!st) {
+        kd_tree_compute_stats(&cpu_tree, &constants, &cpu.stats);
+        cpu.sah_ratio = 1.0;
+    }
+    if (!st && timed_cpu && !(st = bench_cpu_render(&cpu_tree, &mesh, &cam, &cpu, err)))
+        rows[(*num_rows)++] = cpu;
+    if (!st && (a->devices & BENCH_GPU)) {
+        bench_row gpu = base;
+        gpu.device = "gpu";
+        if (!(st = bench_gpu(&mesh, a, &cam, &gpu_tree, &gpu, err))) {
+            kd_tree_compute_stats(&gpu_tree, &constants, &gpu.stats);
+            gpu.sah_ratio = gpu.stats.sah_cost / cpu.stats.sah_cost;
+            rows[(*num_rows)++] = gpu;
+        }
+    }
+    kd_tree_free(&cpu_tree);
+    kd_tree_free(&gpu_tree);
+    kd_mesh_free(&mesh);
+    return st;
+}
+
 int kd_cmd_bench(int argc, char **argv)
 {
     bench_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc) {
+    if (rc >= 0) {
         free(a.scenes);
-        return rc < 0 ? KD_EXIT_OK : rc;
+        return rc;
     }
     bench_row *rows = calloc((size_t)a.num_scenes * 2, sizeof *rows);
     int num_rows = 0;
     kd_error err = {0};
     kd_status st = rows ? KD_OK : kd_error_set(&err, KD_ERR_NOMEM, "out of memory");
-    kd_sah_constants constants;
-    kd_sah_constants_default(&constants);
-    for (int s = 0; s < a.num_scenes && !st; s++) {
-        kd_mesh mesh = {0};
-        kd_tree cpu_tree = {0}, gpu_tree = {0};
-        double t0 = kd_build_now_ms();
-        st = kd_obj_load_file(a.scenes[s], &mesh, &err);
-        double load_ms = kd_build_now_ms() - t0;
-        kd_camera cam;
-        kd_camera_request req = {0};
-        if (!st)
-            st = kd_camera_setup_mesh(&cam, &req, &mesh, a.width, a.height, &err);
-        bench_row base = {0};
-        if (!st) {
-            kd_scene_name(a.scenes[s], base.scene, sizeof base.scene);
-            base.num_triangles = mesh.num_triangles;
-            base.load_ms = load_ms;
-            base.width = a.width;
-            base.height = a.height;
-        }
-        fprintf(stderr, "scankd bench: %s (%u triangles)\n", base.scene, mesh.num_triangles);
-        /* The CPU exact-SAH tree is the yardstick of every SAH ratio. */
-        bench_row cpu = base;
-        cpu.device = "cpu";
-        int timed_cpu = a.devices & BENCH_CPU;
-        if (!st)
-            st = bench_cpu_build(&mesh, timed_cpu ? a.builds : 0, &cpu_tree, &cpu, &err);
-        if (!st) {
-            kd_tree_compute_stats(&cpu_tree, &constants, &cpu.stats);
-            cpu.sah_ratio = 1.0;
-        }
-        if (!st && timed_cpu) {
-            st = bench_cpu_render(&cpu_tree, &mesh, &cam, &cpu, &err);
-            if (!st)
-                rows[num_rows++] = cpu;
-        }
-        if (!st && (a.devices & BENCH_GPU)) {
-            bench_row gpu = base;
-            gpu.device = "gpu";
-            st = bench_gpu(&mesh, &a, &cam, &gpu_tree, &gpu, &err);
-            if (!st) {
-                kd_tree_compute_stats(&gpu_tree, &constants, &gpu.stats);
-                gpu.sah_ratio = gpu.stats.sah_cost / cpu.stats.sah_cost;
-                rows[num_rows++] = gpu;
-            }
-        }
-        kd_tree_free(&cpu_tree);
-        kd_tree_free(&gpu_tree);
-        kd_mesh_free(&mesh);
-    }
+    for (int s = 0; s < a.num_scenes && !st; s++)
+        st = bench_scene(&a, a.scenes[s], rows, &num_rows, &err);
     if (!st) {
         printf("primary rays at %dx%d, default framing; build ms: median of %d after a warm-up\n",
                a.width, a.height, a.builds);

@@ -3,29 +3,42 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "obj_loader.h"
 
 static const char k_cmd[] = "info";
 
-static void print_usage(FILE *f)
+static void print_about(FILE *f)
 {
-    fprintf(f,
-            "usage: scankd info SCENE.obj [--json FILE|-]\n"
-            "\n"
-            "Loads an OBJ scene (.obj, or gzip-compressed .obj.gz) and prints its vertices,\n"
-            "triangles, faces read, triangles dropped (NaN/infinite coordinates, exactly zero\n"
-            "area), bounds, file size, load time and load speed (MB/s of OBJ text, 1 MB =\n"
-            "10^6 bytes).\n"
-            "\n"
-            "options:\n"
-            "  --json FILE|-   also write the figures as JSON to FILE ('-': stdout, and then\n"
-            "                  the text report is left out)\n"
-            "  -h, --help      show this help\n"
-            "\n"
-            "Exit status: 0 success, 1 the scene cannot be read or is malformed, 2 usage error.\n");
+    fprintf(f, "usage: scankd info SCENE.obj [--json FILE|-]\n"
+               "\n"
+               "Loads an OBJ scene (.obj, or gzip-compressed .obj.gz) and prints its vertices,\n"
+               "triangles, faces read, triangles dropped (NaN/infinite coordinates, exactly zero\n"
+               "area), bounds, file size, load time and load speed (MB/s of OBJ text, 1 MB =\n"
+               "10^6 bytes).\n");
 }
+
+typedef struct info_args {
+    const char *scene, *json_path;
+} info_args;
+
+static const kd_cli_option k_options[] = {
+    {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = offsetof(info_args, scene)},
+    {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = offsetof(info_args, json_path),
+     .help = "also write the figures as JSON to FILE ('-': stdout, and then the text report is left "
+             "out)"},
+};
+
+static const kd_cli_command k_command = {
+    .name = "info",
+    .about = print_about,
+    .options = k_options,
+    .num_options = KD_CLI_COUNT(k_options),
+    .epilog = "Exit status: 0 success, 1 the scene cannot be read or is malformed, 2 usage error.\n",
+    .args_size = sizeof(info_args),
+};
 
 static double seconds_now(void)
 {
@@ -93,19 +106,11 @@ static void print_report(const char *path, const kd_mesh *mesh, const kd_obj_fil
 
 int kd_cmd_info(int argc, char **argv)
 {
-    const char *scene = NULL, *json_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_usage(stdout);
-            return KD_EXIT_OK;
-        } else if (strcmp(arg, "--json") == 0) {
-            if (!(json_path = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (kd_cli_scene_argument(k_cmd, arg, &scene) != KD_EXIT_OK) {
-            return KD_EXIT_USAGE;
-        }
-    }
+    info_args args = {NULL, NULL};
+    int code = kd_cli_parse(&k_command, argc, argv, &args, NULL);
+    if (code >= 0)
+        return code;
+    const char *scene = args.scene, *json_path = args.json_path;
     if (!scene)
         return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd info SCENE.obj [--json FILE|-])");
 
@@ -126,7 +131,7 @@ int kd_cmd_info(int argc, char **argv)
     bool json_on_stdout = json_path && strcmp(json_path, "-") == 0;
     if (!json_on_stdout)
         print_report(scene, &mesh, &info, &box, seconds);
-    int code = KD_EXIT_OK;
+    code = KD_EXIT_OK;
     if (json_path) {
         kd_outfile out;
         if (kd_outfile_open(&out, json_path, &err) == KD_OK) {

@@ -16,10 +16,8 @@
 
 static const char k_cmd[] = "render";
 
-enum {
-    KD_RENDER_DEFAULT_SIZE = 1024,
-    KD_RENDER_GPU_LAUNCHES = 5 /* timed kernel launches on the GPU (after a warm-up one) */
-};
+#define KD_RENDER_DEFAULT_SIZE 1024
+enum { KD_RENDER_GPU_LAUNCHES = 5 /* timed kernel launches on the GPU (after a warm-up one) */ };
 
 typedef struct render_args {
     const char *scene, *tree, *output, *json;
@@ -27,10 +25,12 @@ typedef struct render_args {
     kd_camera_request camera;
     int threads;
     bool quiet;
-    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_render */
+    int device; /* kd_cli_device as asked for; resolved to cpu or gpu in kd_cmd_render */
 } render_args;
 
-static void print_usage(FILE *f)
+/* ---- Options ------------------------------------------------------------------ */
+
+static void print_about(FILE *f)
 {
     fprintf(f,
             "usage: scankd render SCENE.obj [options]\n"
@@ -40,96 +40,92 @@ static void print_usage(FILE *f)
             "GPU builder and rays are cast one thread per ray; on the CPU, by the exact-SAH\n"
             "builder and on all cores. Prints rays per second: on the CPU, primary rays / wall\n"
             "time of the ray casting alone; on the GPU, primary rays / kernel time (median of\n"
-            "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n"
-            "\n"
-            "options:\n"
-            "  --device KIND      gpu, cpu or auto (default auto: the GPU when a CUDA device\n"
-            "                     exists, else the CPU with a notice on stderr); gpu without\n"
-            "                     a device fails\n"
-            "  --tree FILE        use a saved tree ('scankd build --save') instead of building;\n"
-            "                     it must have been built over this scene\n"
-            "  -o, --output FILE  PNG to write (default out/<scene>_<image>.png); with several\n"
-            "                     images, _<image> is added before FILE's .png\n"
-            "  --image KIND       shaded (default), depth, steps, tests or all; may be repeated\n"
-            "                       shaded  eye light: grey level |cos| between ray and normal\n"
-            "                       depth   hit distance, near pale yellow to far indigo\n"
-            "                       steps   heat map of kd-tree nodes visited per ray, legend below\n"
-            "                       tests   heat map of ray-triangle tests per ray, legend below\n",
+            "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n",
             KD_RENDER_GPU_LAUNCHES);
-    kd_camera_print_options(f, 21);
-    fprintf(f,
-            "                     (default size %dx%d; camera framed on the scene bounds)\n"
-            "  --threads N        CPU worker threads (default: all %d cores)\n"
-            "  --json FILE|-      also write the figures as JSON ('-': stdout, text report left out)\n"
-            "  --quiet            no progress line and no text report\n"
-            "  -h, --help         show this help\n"
-            "\n"
-            "Exit status: 0 success, 1 failure (unreadable scene or tree, a tree that does not\n"
-            "fit the scene, an image that cannot be written, --device gpu without a CUDA device),\n"
-            "2 usage error.\n",
-            KD_RENDER_DEFAULT_SIZE, KD_RENDER_DEFAULT_SIZE, kd_parallel_num_cores());
 }
 
-static int parse_args(int argc, char **argv, render_args *args)
+static void set_defaults(void *args) { memset(args, 0, sizeof(render_args)); }
+
+/* --image KIND, repeatable: one kind, or all, into the images wanted. */
+static int parse_image(const char *command, int argc, char **argv, int *i, void *dest)
 {
-    memset(args, 0, sizeof *args);
-    bool any_image = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        kd_error err;
-        int camera = kd_camera_parse_option(argc, argv, &i, &args->camera, &err);
-        if (camera < 0)
-            return kd_cli_usage_error(k_cmd, "%s", err.message);
-        if (camera > 0)
-            continue;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_usage(stdout);
-            return -1;
-        } else if (strcmp(arg, "--device") == 0) {
-            if (kd_cli_device_option(k_cmd, kd_cli_option_value(k_cmd, argc, argv, &i), &args->device))
-                return KD_EXIT_USAGE;
-        } else if (strcmp(arg, "--tree") == 0) {
-            if (!(args->tree = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
-            if (!(args->output = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (strcmp(arg, "--json") == 0) {
-            if (!(args->json = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (strcmp(arg, "--image") == 0) {
-            const char *kind = kd_cli_option_value(k_cmd, argc, argv, &i);
-            if (!kind)
-                return KD_EXIT_USAGE;
-            int k = kd_render_image_parse(kind);
-            if (strcmp(kind, "all") == 0)
-                for (int j = 0; j < KD_RENDER_NUM_KINDS; j++)
-                    args->images[j] = true;
-            else if (k >= 0)
-                args->images[k] = true;
-            else
-                return kd_cli_usage_error(k_cmd, "--image '%s': expected shaded, depth, steps, tests or all", kind);
-            any_image = true;
-        } else if (strcmp(arg, "--threads") == 0) {
-            const char *value = kd_cli_option_value(k_cmd, argc, argv, &i);
-            long n;
-            if (!value)
-                return KD_EXIT_USAGE;
-            if (!kd_parse_int(value, 1, 256, &n))
-                return kd_cli_usage_error(k_cmd, "--threads '%s': expected a whole number in 1..256", value);
-            args->threads = (int)n;
-        } else if (strcmp(arg, "--quiet") == 0) {
-            args->quiet = true;
-        } else if (kd_cli_scene_argument(k_cmd, arg, &args->scene) != KD_EXIT_OK) {
-            return KD_EXIT_USAGE;
-        }
-    }
-    if (!args->scene)
-        return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd render SCENE.obj [options])");
-    if (!any_image)
-        args->images[KD_RENDER_SHADED] = true;
+    bool *images = dest;
+    const char *kind = kd_cli_option_value(command, argc, argv, i);
+    if (!kind)
+        return KD_EXIT_USAGE;
+    const int k = kd_render_image_parse(kind);
+    if (strcmp(kind, "all") == 0)
+        for (int j = 0; j < KD_RENDER_NUM_KINDS; j++)
+            images[j] = true;
+    else if (k >= 0)
+        images[k] = true;
+    else
+        return kd_cli_usage_error(command, "--image '%s': expected shaded, depth, steps, tests or all", kind);
     return KD_EXIT_OK;
 }
+
+#define ARG(field) offsetof(render_args, field)
+
+static const kd_cli_option k_options[] = {
+    {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
+    KD_CLI_DEVICE_OPTION(ARG(device), "; gpu without a device fails"),
+    {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree),
+     .help = "use a saved tree ('scankd build --save') instead of building; it must have been "
+             "built over this scene"},
+    {.kind = KD_CLI_STRING, .name = "--output", .alias = "-o", .metavar = "FILE", .offset = ARG(output),
+     .help = "PNG to write (default out/<scene>_<image>.png); with several images, _<image> is "
+             "added before FILE's .png"},
+    {.kind = KD_CLI_CUSTOM, .name = "--image", .metavar = "KIND", .offset = ARG(images),
+     .parse = parse_image,
+     .help = "shaded (default), depth, steps, tests or all; may be repeated; the heat maps have "
+             "a legend below\n"
+             "  shaded  eye light, grey |cos(ray, normal)|\n"
+             "  depth   distance: near pale yellow to far indigo\n"
+             "  steps   heat map: kd-tree nodes visited per ray\n"
+             "  tests   heat map: ray-triangle tests per ray"},
+    KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, each 1..16384 (default "
+                                       KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) "x"
+                                       KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) ")"),
+    {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
+     .help = "CPU worker threads, %R (default: all cores)"},
+    {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),
+     .help = "also write the figures as JSON ('-': stdout, text report left out)"},
+    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no progress line and no text report"},
+};
+
+#undef ARG
+
+static const kd_cli_command k_command = {
+    .name = "render",
+    .about = print_about,
+    .options = k_options,
+    .num_options = KD_CLI_COUNT(k_options),
+    .epilog = "Exit status: 0 success, 1 failure (unreadable scene or tree, a tree that does not\n"
+              "fit the scene, an image that cannot be written, --device gpu without a CUDA device),\n"
+              "2 usage error.\n",
+    .style = KD_CLI_SAY_EXPECTED,
+    .args_size = sizeof(render_args),
+    .defaults = set_defaults,
+};
+
+/* Parses the command line; returns -1 to go on, else an exit code. */
+static int parse_args(int argc, char **argv, render_args *args)
+{
+    set_defaults(args);
+    const int code = kd_cli_parse(&k_command, argc, argv, args, NULL);
+    if (code >= 0)
+        return code;
+    if (!args->scene)
+        return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd render SCENE.obj [options])");
+    bool any_image = false;
+    for (int k = 0; k < KD_RENDER_NUM_KINDS; k++)
+        any_image = any_image || args->images[k];
+    if (!any_image)
+        args->images[KD_RENDER_SHADED] = true;
+    return -1;
+}
+
+/* ---- Steps ---------------------------------------------------------------------- */
 
 /* out/<scene>_<kind>.png, or the -o path (with _<kind> added when several). */
 static void output_path(const render_args *args, int num_images, kd_render_image_kind kind,
@@ -192,9 +188,14 @@ static kd_status cast_rays(const render_args *args, const kd_scene *scene, const
     }
 }
 
-static void write_json(FILE *f, const render_args *args, const kd_scene *scene,
-                       const kd_camera *cam, const kd_render_stats *stats, int threads,
-                       char paths[][1024], const int *kinds, int num_images)
+/* The images written: their kinds and paths. */
+typedef struct written_images {
+    int num, kinds[KD_RENDER_NUM_KINDS];
+    char paths[KD_RENDER_NUM_KINDS][1024];
+} written_images;
+
+static void write_json(FILE *f, const render_args *args, const kd_scene *scene, const kd_camera *cam,
+                       const kd_render_stats *stats, int threads, const written_images *images)
 {
     kd_json json;
     kd_json_init(&json, f);
@@ -221,102 +222,116 @@ static void write_json(FILE *f, const render_args *args, const kd_scene *scene,
     kd_json_end_object(&json);
     kd_json_key(&json, "images");
     kd_json_begin_array(&json);
-    for (int i = 0; i < num_images; i++) {
+    for (int i = 0; i < images->num; i++) {
         kd_json_begin_object(&json);
-        kd_json_kv_string(&json, "kind", kd_render_image_name((kd_render_image_kind)kinds[i]));
-        kd_json_kv_string(&json, "path", paths[i]);
+        kd_json_kv_string(&json, "kind", kd_render_image_name((kd_render_image_kind)images->kinds[i]));
+        kd_json_kv_string(&json, "path", images->paths[i]);
         kd_json_end_object(&json);
     }
     kd_json_end_array(&json);
     kd_json_end_object(&json);
 }
 
+/* The "render" line of the text report. */
+static void print_render_line(FILE *report, bool gpu, const kd_render_stats *stats, int threads)
+{
+    if (gpu)
+        fprintf(report,
+                "render      %llu primary rays in %.3f ms on the GPU (kernel time, median of %d "
+                "launches): %.2f Mrays/s; ",
+                (unsigned long long)stats->num_rays, stats->seconds * 1e3, KD_RENDER_GPU_LAUNCHES,
+                stats->rays_per_second * 1e-6);
+    else
+        fprintf(report, "render      %llu primary rays in %.3f s on %d thread%s (cpu): %.2f Mrays/s; ",
+                (unsigned long long)stats->num_rays, stats->seconds, threads, threads == 1 ? "" : "s",
+                stats->rays_per_second * 1e-6);
+    fprintf(report, "%.1f%% hit; %.1f steps, %.1f triangle tests per ray\n",
+            100.0 * (double)stats->num_hits / (double)stats->num_rays,
+            (double)stats->total_steps / (double)stats->num_rays,
+            (double)stats->total_tests / (double)stats->num_rays);
+}
+
+/* Writes every image asked for as PNG. */
+static kd_status write_images(const render_args *args, const kd_render_buffers *buf, FILE *report,
+                              written_images *images, kd_error *err)
+{
+    images->num = 0;
+    for (int k = 0; k < KD_RENDER_NUM_KINDS; k++)
+        if (args->images[k])
+            images->kinds[images->num++] = k;
+    for (int i = 0; i < images->num; i++) {
+        const kd_render_image_kind kind = (kd_render_image_kind)images->kinds[i];
+        output_path(args, images->num, kind, images->paths[i], sizeof images->paths[i]);
+        kd_image img;
+        kd_status st = kd_render_make_image(buf, kind, &img, err);
+        if (!st)
+            st = kd_image_write_png(&img, images->paths[i], err);
+        kd_image_free(&img);
+        if (st)
+            return st;
+        if (report)
+            fprintf(report, "wrote       %s\n", images->paths[i]);
+    }
+    return KD_OK;
+}
+
+/* Casts the rays into buf and reports: the text line, the images, the JSON. */
+static kd_status cast_and_report(const render_args *args, const kd_scene *scene, const kd_camera *cam,
+                                 kd_render_buffers *buf, FILE *report, kd_error *err)
+{
+    const int threads = args->threads > 0 ? args->threads : kd_parallel_num_cores();
+    kd_render_stats stats;
+    kd_cli_progress progress;
+    kd_cli_progress_start(&progress, k_cmd, "casting rays, tiles", args->quiet);
+    kd_status st = cast_rays(args, scene, cam, &progress, buf, &stats, err);
+    kd_cli_progress_end(&progress);
+    if (st)
+        return st;
+    if (report)
+        print_render_line(report, args->device == KD_CLI_DEVICE_GPU, &stats, threads);
+    written_images images;
+    if ((st = write_images(args, buf, report, &images, err)))
+        return st;
+    if (!args->json)
+        return KD_OK;
+    kd_outfile out;
+    if ((st = kd_outfile_open(&out, args->json, err)))
+        return st;
+    write_json(out.file, args, scene, cam, &stats, threads, &images);
+    return kd_outfile_commit(&out, err);
+}
+
 int kd_cmd_render(int argc, char **argv)
 {
     render_args args;
     int code = parse_args(argc, argv, &args);
-    if (code < 0)
-        return KD_EXIT_OK; /* --help */
-    if (code != KD_EXIT_OK)
+    if (code >= 0)
         return code;
     bool json_on_stdout = args.json && strcmp(args.json, "-") == 0;
     FILE *report = args.quiet || json_on_stdout ? NULL : stdout;
-    code = kd_cli_device_resolve(k_cmd, args.device, args.quiet,
-                                 "using the CPU builder and ray caster", &args.device);
+    kd_cli_device device;
+    code = kd_cli_device_resolve(k_cmd, (kd_cli_device)args.device, args.quiet,
+                                 "using the CPU builder and ray caster", &device);
     if (code >= 0)
         return code;
-    bool gpu = args.device == KD_CLI_DEVICE_GPU;
+    args.device = (int)device;
 
     kd_scene scene;
     kd_camera cam;
-    code = kd_cli_scene_and_camera(k_cmd, args.scene, args.tree, args.threads, args.device,
-                                   &args.camera, KD_RENDER_DEFAULT_SIZE, report, &scene, &cam);
+    code = kd_cli_scene_and_camera(k_cmd, args.scene, args.tree, args.threads, device, &args.camera,
+                                   KD_RENDER_DEFAULT_SIZE, report, &scene, &cam);
     if (code >= 0)
         return code;
     kd_error err;
-
     kd_render_buffers buf;
-    kd_render_stats stats;
-    kd_cli_progress progress;
-    int threads = args.threads > 0 ? args.threads : kd_parallel_num_cores();
     code = KD_EXIT_FAILURE;
-    if (kd_render_buffers_alloc(&buf, cam.width, cam.height, &err))
-        goto fail_scene;
-    kd_cli_progress_start(&progress, k_cmd, "casting rays, tiles", args.quiet);
-    kd_status st = cast_rays(&args, &scene, &cam, &progress, &buf, &stats, &err);
-    kd_cli_progress_end(&progress);
-    if (st)
-        goto fail_buffers;
-    if (report && gpu)
-        fprintf(report,
-                "render      %llu primary rays in %.3f ms on the GPU (kernel time, median of %d "
-                "launches): %.2f Mrays/s; ",
-                (unsigned long long)stats.num_rays, stats.seconds * 1e3, KD_RENDER_GPU_LAUNCHES,
-                stats.rays_per_second * 1e-6);
-    else if (report)
-        fprintf(report, "render      %llu primary rays in %.3f s on %d thread%s (cpu): %.2f Mrays/s; ",
-                (unsigned long long)stats.num_rays, stats.seconds, threads, threads == 1 ? "" : "s",
-                stats.rays_per_second * 1e-6);
-    if (report)
-        fprintf(report, "%.1f%% hit; %.1f steps, %.1f triangle tests per ray\n",
-                100.0 * (double)stats.num_hits / (double)stats.num_rays,
-                (double)stats.total_steps / (double)stats.num_rays,
-                (double)stats.total_tests / (double)stats.num_rays);
-
-    int num_images = 0, kinds[KD_RENDER_NUM_KINDS];
-    char paths[KD_RENDER_NUM_KINDS][1024];
-    for (int k = 0; k < KD_RENDER_NUM_KINDS; k++)
-        if (args.images[k])
-            kinds[num_images++] = k;
-    for (int i = 0; i < num_images; i++) {
-        output_path(&args, num_images, (kd_render_image_kind)kinds[i], paths[i], sizeof paths[i]);
-        kd_image img;
-        st = kd_render_make_image(&buf, (kd_render_image_kind)kinds[i], &img, &err);
-        if (!st)
-            st = kd_image_write_png(&img, paths[i], &err);
-        kd_image_free(&img);
-        if (st)
-            goto fail_buffers;
-        if (report)
-            fprintf(report, "wrote       %s\n", paths[i]);
+    if (kd_render_buffers_alloc(&buf, cam.width, cam.height, &err) == KD_OK) {
+        if (cast_and_report(&args, &scene, &cam, &buf, report, &err) == KD_OK)
+            code = KD_EXIT_OK;
+        kd_render_buffers_free(&buf);
     }
-    if (args.json) {
-        kd_outfile out;
-        if (kd_outfile_open(&out, args.json, &err))
-            goto fail_buffers;
-        write_json(out.file, &args, &scene, &cam, &stats, threads, paths, kinds, num_images);
-        if (kd_outfile_commit(&out, &err))
-            goto fail_buffers;
-    }
-    code = KD_EXIT_OK;
-fail_buffers:
     if (code != KD_EXIT_OK)
         kd_cli_error(k_cmd, "%s", err.message);
-    kd_render_buffers_free(&buf);
-    kd_scene_free(&scene);
-    return code;
-fail_scene:
-    kd_cli_error(k_cmd, "%s", err.message);
     kd_scene_free(&scene);
     return code;
 }

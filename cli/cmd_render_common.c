@@ -4,28 +4,18 @@
 #include <unistd.h>
 
 #include "cpu_build.h"
+#include "cuda_status.h"
 #include "obj_loader.h"
+#include "tree_stats.h"
 
-int kd_cli_device_parse(const char *name)
-{
-    if (strcmp(name, "auto") == 0)
-        return KD_CLI_DEVICE_AUTO;
-    if (strcmp(name, "cpu") == 0)
-        return KD_CLI_DEVICE_CPU;
-    if (strcmp(name, "gpu") == 0)
-        return KD_CLI_DEVICE_GPU;
-    return -1;
-}
+const char *const kd_cli_device_names[] = {"auto", "cpu", "gpu", NULL};
 
-int kd_cli_device_option(const char *command, const char *name, kd_cli_device *device)
+bool kd_cli_have_gpu(void)
 {
-    if (!name)
-        return KD_EXIT_USAGE;
-    int parsed = kd_cli_device_parse(name);
-    if (parsed < 0)
-        return kd_cli_usage_error(command, "--device '%s': expected gpu, cpu or auto", name);
-    *device = (kd_cli_device)parsed;
-    return KD_EXIT_OK;
+    static int cached = -1;
+    if (cached < 0)
+        cached = kd_cuda_device_count() > 0;
+    return cached != 0;
 }
 
 int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
@@ -47,6 +37,27 @@ int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool qui
         fprintf(stderr, "scankd %s: no CUDA device, %s\n", command, fallback);
     *resolved = KD_CLI_DEVICE_CPU;
     return -1;
+}
+
+int kd_cli_sah_constants_option(const char *command, int argc, char **argv, int *i, void *dest)
+{
+    const char *value = kd_cli_option_value(command, argc, argv, i);
+    if (!value)
+        return KD_EXIT_USAGE;
+    float c[3];
+    if (!kd_parse_float_list(value, c, 3) || c[0] < 0.0f || c[1] < 0.0f || c[2] < 0.0f || c[2] > 1.0f)
+        return kd_cli_usage_error(command, "--sah-constants takes t,i,e (three numbers >= 0, e <= 1), "
+                                           "not '%s'", value);
+    *(kd_sah_constants *)dest = (kd_sah_constants){c[0], c[1], c[2]};
+    return KD_EXIT_OK;
+}
+
+int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, void *dest)
+{
+    kd_error err;
+    if (kd_camera_parse_option(argc, argv, i, dest, &err) < 0)
+        return kd_cli_usage_error(command, "%s", err.message);
+    return KD_EXIT_OK;
 }
 
 bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms)

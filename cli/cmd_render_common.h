@@ -1,6 +1,7 @@
 /* What the build, stats, render and verify commands share: the --device
- * choice, loading the scene, a progress line on a terminal and the report of
- * how the scene and its tree were prepared. */
+ * choice, the camera and SAH-constant options, loading the scene, a progress
+ * line on a terminal and the report of how the scene and its tree were
+ * prepared. */
 #ifndef KD_CMD_RENDER_COMMON_H
 #define KD_CMD_RENDER_COMMON_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "camera.h"
+#include "cli_options.h"
 #include "cli_util.h"
 #include "cpu_render.h"
 #include "gpu_render.h"
@@ -21,13 +23,16 @@ typedef enum kd_cli_device {
     KD_CLI_DEVICE_GPU
 } kd_cli_device;
 
-/* "gpu", "cpu" or "auto"; -1 for anything else. */
-int kd_cli_device_parse(const char *name);
+/* The names of kd_cli_device, in its order. */
+extern const char *const kd_cli_device_names[];
 
-/* The value of --device into *device. name NULL (the value was missing, and
- * kd_cli_option_value said so) or unknown: returns KD_EXIT_USAGE, message
- * printed; else KD_EXIT_OK. */
-int kd_cli_device_option(const char *command, const char *name, kd_cli_device *device);
+/* The --device row of an option table whose argument struct holds the
+ * choice as an int at offset `at`; more_help ends its help text. */
+#define KD_CLI_DEVICE_OPTION(at, more_help)                                                         \
+    {.kind = KD_CLI_ENUM, .name = "--device", .metavar = "KIND", .offset = (at),                    \
+     .names = kd_cli_device_names, .expects = "gpu, cpu or auto",                                  \
+     .help = "gpu, cpu or auto (default auto: the GPU when a CUDA device exists, else the CPU "     \
+             "with a notice on stderr)" more_help}
 
 /* Resolves the requested device to CPU or GPU. auto without a CUDA device
  * falls back to the CPU with one notice line on stderr ("scankd <command>: no
@@ -35,6 +40,28 @@ int kd_cli_device_option(const char *command, const char *name, kd_cli_device *d
  * KD_EXIT_FAILURE (message printed) when gpu is asked for and none exists. */
 int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool quiet,
                           const char *fallback, kd_cli_device *resolved);
+
+/* The option table's parser of --sah-constants t,i,e into a kd_sah_constants
+ * (three numbers >= 0, e <= 1). */
+int kd_cli_sah_constants_option(const char *command, int argc, char **argv, int *i, void *dest);
+
+/* The camera options (--eye --look --up --fov --size) as rows of an option
+ * table whose argument struct holds a kd_camera_request at offset `at`;
+ * size_help is the help text of --size. */
+int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, void *dest);
+#define KD_CLI_CAMERA_OPTIONS(at, size_help)                                                       \
+    {.kind = KD_CLI_CUSTOM, .name = "--eye", .metavar = "X,Y,Z", .offset = (at),                   \
+     .parse = kd_cli_camera_option, .help = "camera position (default: framed on the scene bounds)"},\
+    {.kind = KD_CLI_CUSTOM, .name = "--look", .metavar = "X,Y,Z", .offset = (at),                  \
+     .parse = kd_cli_camera_option,                                                               \
+     .help = "point looked at (default: centre of the scene bounds)"},                             \
+    {.kind = KD_CLI_CUSTOM, .name = "--up", .metavar = "X,Y,Z", .offset = (at),                    \
+     .parse = kd_cli_camera_option, .help = "up direction (default 0,1,0)"},                       \
+    {.kind = KD_CLI_CUSTOM, .name = "--fov", .metavar = "DEG", .offset = (at),                     \
+     .parse = kd_cli_camera_option,                                                               \
+     .help = "vertical field of view in degrees, 0 < DEG < 180 (default 40)"},                     \
+    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "W H", .offset = (at),                    \
+     .parse = kd_cli_camera_option, .help = (size_help)}
 
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
  * milliseconds). On failure prints "scankd <command>: why" and returns false. */

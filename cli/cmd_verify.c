@@ -30,13 +30,6 @@ static uint64_t splitmix(uint64_t *state)
 
 static float uniform(uint64_t *state) { return (float)(splitmix(state) >> 40) / 16777216.0f; }
 
-typedef struct ray_set {
-    kd_ray *rays;
-    uint32_t *pixel;          /* pixel of each camera ray */
-    size_t num_camera, num_interior;
-    bool every_pixel;
-} ray_set;
-
 /* Camera rays through every pixel or a sample of distinct pixels (partial
  * Fisher-Yates shuffle), then interior rays: origins uniform in the scene
  * box, directions uniform on the sphere. */
@@ -84,181 +77,6 @@ static kd_status make_rays(const kd_camera *cam, kd_aabb bounds, size_t sample, 
     return KD_OK;
 }
 
-static size_t ray_pixel(const ray_set *set, size_t ray)
-{
-    return set->every_pixel ? ray : set->pixel[ray];
-}
-
-/* ---- Report ---------------------------------------------------------------- */
-
-typedef struct verify_result {
-    kd_invariant_report inv;
-    bool rays_run;
-    char rays_skipped[KD_ERROR_MESSAGE_BYTES];
-    kd_ray_report rays;
-    bool compared;
-    double mean_abs_diff, fraction_over;
-    int max_diff;
-    kd_gpu_hit_check gpu;     /* (d), with --device gpu */
-    bool invariants_pass, rays_pass, compare_pass;
-} verify_result;
-
-static void print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
-                         const verify_result *r)
-{
-    const kd_invariant_report *inv = &r->inv;
-    fprintf(f,
-            "invariants  %s  %u nodes (%u leaves, deepest at %u, cap %u), %llu leaf entries, %u "
-            "triangles; %llu listed (triangle, leaf) pairs checked, %llu unlisted pairs whose "
-            "bounds touch a leaf tested exactly; %.2f s\n",
-            r->invariants_pass ? "PASS" : "FAIL", inv->num_nodes, inv->num_leaves,
-            inv->max_leaf_depth, inv->depth_cap, (unsigned long long)inv->num_references,
-            inv->num_triangles, (unsigned long long)inv->num_pairs_listed,
-            (unsigned long long)inv->num_pairs_tested, inv->seconds);
-    fprintf(f, "            violations: %llu", (unsigned long long)kd_invariant_report_total(inv));
-    for (int k = 0; k < KD_VIOLATION_NUM_KINDS; k++)
-        fprintf(f, "%s%s %llu", k == 0 ? " (" : ", ", kd_violation_kind_name((kd_violation_kind)k),
-                (unsigned long long)inv->count[k]);
-    fprintf(f, ")\n");
-    if (inv->count[KD_VIOLATION_MISSING])
-        fprintf(f, "            of the missing pairs, %llu only touch the leaf box's boundary\n",
-                (unsigned long long)inv->missing_touch_only);
-    fprintf(f, "            not errors: %llu listed triangles do not overlap their leaf, %llu listed twice\n",
-            (unsigned long long)inv->extra_references, (unsigned long long)inv->duplicate_references);
-    for (int k = 0; k < KD_VIOLATION_NUM_KINDS; k++)
-        for (int e = 0; e < inv->num_examples[k]; e++) {
-            char text[512];
-            kd_verify_describe(&inv->examples[k][e], text, sizeof text);
-            fprintf(f, "            - %s\n", text);
-        }
-    if (!r->rays_run) {
-        fprintf(f, "rays        FAIL  not traced: %s\n", r->rays_skipped);
-    } else {
-        const kd_ray_report *rr = &r->rays;
-        fprintf(f, "rays        %s  %zu camera rays (%s %dx%d)", r->rays_pass ? "PASS" : "FAIL",
-                set->num_camera, set->every_pixel ? "every pixel of" : "random pixels of", cam->width,
-                cam->height);
-        if (set->num_interior)
-            fprintf(f, " + %zu interior rays", set->num_interior);
-        if (!set->every_pixel || set->num_interior)
-            fprintf(f, " (seed %llu)", (unsigned long long)a->seed);
-        fprintf(f, ": %llu hit; %llu same triangle, %llu coincident (another triangle at the same "
-                   "distance within %g relative), %llu mismatches; %.3g brute-force triangle tests "
-                   "in %.2f s\n",
-                (unsigned long long)rr->num_ref_hits, (unsigned long long)rr->num_same,
-                (unsigned long long)rr->num_coincident, (double)rr->tolerance,
-                (unsigned long long)rr->num_mismatches, (double)rr->num_triangle_tests, rr->seconds);
-        for (int e = 0; e < rr->num_examples; e++) {
-            const kd_ray_mismatch *m = &rr->examples[e];
-            char where[64];
-            if (m->ray < set->num_camera) {
-                size_t p = ray_pixel(set, m->ray);
-                snprintf(where, sizeof where, "pixel (%zu, %zu)", p % (size_t)cam->width,
-                         p / (size_t)cam->width);
-            } else {
-                snprintf(where, sizeof where, "interior ray %zu", (size_t)m->ray - set->num_camera);
-            }
-            char tree_hit[64], ref_hit[64];
-            if (m->tree_tri == KD_TRACE_NO_HIT)
-                snprintf(tree_hit, sizeof tree_hit, "nothing");
-            else
-                snprintf(tree_hit, sizeof tree_hit, "triangle %u at t=%.9g", m->tree_tri, (double)m->tree_t);
-            if (m->ref_tri == KD_TRACE_NO_HIT)
-                snprintf(ref_hit, sizeof ref_hit, "nothing");
-            else
-                snprintf(ref_hit, sizeof ref_hit, "triangle %u at t=%.9g", m->ref_tri, (double)m->ref_t);
-            fprintf(f, "            - %s: tree hits %s, brute force hits %s\n", where, tree_hit, ref_hit);
-        }
-    }
-    kd_verify_print_gpu_hits(f, cam, &r->gpu);
-    if (r->compared)
-        fprintf(f,
-                "compare     %s  against %s: mean |difference| %.3f per channel (0..255) %s "
-                "threshold %g; largest %d; %.3f%% of pixels differ by more than %d\n",
-                r->compare_pass ? "PASS" : "FAIL", a->compare, r->mean_abs_diff,
-                r->compare_pass ? "<=" : ">", a->threshold, r->max_diff, 100.0 * r->fraction_over,
-                KD_COMPARE_PIXEL_K);
-}
-
-static void write_json(FILE *file, const verify_args *a, const kd_scene *scene, const kd_camera *cam,
-                       const ray_set *set, const verify_result *r, bool pass)
-{
-    kd_json json;
-    kd_json_init(&json, file);
-    kd_json_begin_object(&json);
-    kd_cli_json_scene(&json, a->scene, a->tree, scene);
-    kd_cli_json_camera(&json, cam);
-    const kd_invariant_report *inv = &r->inv;
-    kd_json_key(&json, "invariants");
-    kd_json_begin_object(&json);
-    kd_json_kv_bool(&json, "pass", r->invariants_pass);
-    kd_json_kv_int(&json, "nodes", inv->num_nodes);
-    kd_json_kv_int(&json, "leaves", inv->num_leaves);
-    kd_json_kv_int(&json, "leaf_entries", (int64_t)inv->num_references);
-    kd_json_kv_int(&json, "depth_cap", inv->depth_cap);
-    kd_json_kv_int(&json, "max_leaf_depth", inv->max_leaf_depth);
-    kd_json_kv_int(&json, "pairs_listed_checked", (int64_t)inv->num_pairs_listed);
-    kd_json_kv_int(&json, "pairs_tested_exactly", (int64_t)inv->num_pairs_tested);
-    kd_json_key(&json, "violations");
-    kd_json_begin_object(&json);
-    static const char *const keys[KD_VIOLATION_NUM_KINDS] = {"structure", "triangle_index", "split",
-                                                             "depth", "root_box", "missing"};
-    for (int k = 0; k < KD_VIOLATION_NUM_KINDS; k++)
-        kd_json_kv_int(&json, keys[k], (int64_t)inv->count[k]);
-    kd_json_kv_int(&json, "missing_touching_only", (int64_t)inv->missing_touch_only);
-    kd_json_end_object(&json);
-    kd_json_key(&json, "examples");
-    kd_json_begin_array(&json);
-    for (int k = 0; k < KD_VIOLATION_NUM_KINDS; k++)
-        for (int e = 0; e < inv->num_examples[k]; e++) {
-            char text[512];
-            kd_verify_describe(&inv->examples[k][e], text, sizeof text);
-            kd_json_string(&json, text);
-        }
-    kd_json_end_array(&json);
-    kd_json_kv_int(&json, "extra_references", (int64_t)inv->extra_references);
-    kd_json_kv_int(&json, "duplicate_references", (int64_t)inv->duplicate_references);
-    kd_json_kv_number(&json, "seconds", inv->seconds);
-    kd_json_end_object(&json);
-
-    kd_json_key(&json, "rays");
-    kd_json_begin_object(&json);
-    kd_json_kv_bool(&json, "pass", r->rays_pass);
-    kd_json_kv_bool(&json, "traced", r->rays_run);
-    if (!r->rays_run)
-        kd_json_kv_string(&json, "not_traced_because", r->rays_skipped);
-    kd_json_kv_string(&json, "camera_rays_mode", set->every_pixel ? "every_pixel" : "random_pixels");
-    kd_json_kv_int(&json, "camera_rays", (int64_t)set->num_camera);
-    kd_json_kv_int(&json, "interior_rays", (int64_t)set->num_interior);
-    kd_json_kv_int(&json, "seed", (int64_t)a->seed);
-    kd_json_kv_number(&json, "tolerance", r->rays.tolerance);
-    kd_json_kv_int(&json, "hits", (int64_t)r->rays.num_ref_hits);
-    kd_json_kv_int(&json, "same", (int64_t)r->rays.num_same);
-    kd_json_kv_int(&json, "coincident", (int64_t)r->rays.num_coincident);
-    kd_json_kv_int(&json, "mismatches", (int64_t)r->rays.num_mismatches);
-    kd_json_kv_int(&json, "brute_force_triangle_tests", (int64_t)r->rays.num_triangle_tests);
-    kd_json_kv_number(&json, "seconds", r->rays.seconds);
-    kd_json_end_object(&json);
-    if (r->compared) {
-        kd_json_key(&json, "compare");
-        kd_json_begin_object(&json);
-        kd_json_kv_bool(&json, "pass", r->compare_pass);
-        kd_json_kv_string(&json, "reference", a->compare);
-        kd_json_kv_string(&json, "metric", "mean absolute difference per channel, 0..255");
-        kd_json_kv_number(&json, "threshold", a->threshold);
-        kd_json_kv_number(&json, "mean_abs_diff", r->mean_abs_diff);
-        kd_json_kv_int(&json, "max_diff", r->max_diff);
-        kd_json_kv_number(&json, "fraction_pixels_over_8", r->fraction_over);
-        kd_json_end_object(&json);
-    }
-    kd_json_kv_string(&json, "device", a->device == KD_CLI_DEVICE_GPU ? "gpu" : "cpu");
-    kd_verify_json_gpu_hits(&json, &r->gpu);
-    if (a->output)
-        kd_json_kv_string(&json, "image", a->output);
-    kd_json_kv_bool(&json, "pass", pass);
-    kd_json_end_object(&json);
-}
-
 /* ---- The command ------------------------------------------------------------ */
 
 /* Shaded render of the tree at the camera, with mismatched pixels in red. */
@@ -286,148 +104,210 @@ static kd_status verification_image(const kd_trace_scene *trace, const kd_camera
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory for the mismatch mask");
     for (size_t i = 0; mismatch && i < set->num_camera; i++)
         if (mismatch[i])
-            mask[ray_pixel(set, i)] = 1;
+            mask[kd_verify_ray_pixel(set, i)] = 1;
     kd_image_overlay_mask(marked, mask);
     free(mask);
     return KD_OK;
 }
 
-int kd_cmd_verify(int argc, char **argv)
-{
+/* Everything one run of the command holds; verify_free releases it. */
+typedef struct verify_run {
     verify_args a;
-    int code = kd_verify_parse_args(argc, argv, &a);
-    if (code < 0)
-        return KD_EXIT_OK; /* --help */
-    if (code != KD_EXIT_OK)
-        return code;
-    bool json_on_stdout = a.json && strcmp(a.json, "-") == 0;
-    FILE *report = a.quiet || json_on_stdout ? NULL : stdout;
-    code = kd_cli_device_resolve(k_cmd, a.device, a.quiet, "building the tree on the CPU", &a.device);
+    FILE *report;          /* the text report, or NULL */
+    bool gpu;              /* the tree is GPU-built and (d) runs */
+    kd_image reference;    /* --compare's image */
+    kd_scene scene;
+    kd_camera cam;
+    ray_set set;
+    uint8_t *mismatch;     /* per ray */
+    kd_image shaded, marked;
+    verify_result r;
+} verify_run;
+
+static void verify_free(verify_run *v)
+{
+    free(v->mismatch);
+    free(v->set.rays);
+    free(v->set.pixel);
+    kd_image_free(&v->shaded);
+    kd_image_free(&v->marked);
+    kd_image_free(&v->reference);
+    kd_scene_free(&v->scene);
+}
+
+/* Resolves the device, reads --compare's image and prepares the scene, its
+ * tree and the camera; returns -1 to go on, else the exit code with the
+ * message printed and nothing left to free. */
+static int prepare(verify_run *v)
+{
+    verify_args *a = &v->a;
+    const bool json_on_stdout = a->json && strcmp(a->json, "-") == 0;
+    v->report = a->quiet || json_on_stdout ? NULL : stdout;
+    kd_cli_device device;
+    int code = kd_cli_device_resolve(k_cmd, (kd_cli_device)a->device, a->quiet, "building the tree on the CPU",
+                                     &device);
     if (code >= 0)
         return code;
-    bool gpu = a.device == KD_CLI_DEVICE_GPU;
+    a->device = (int)device;
+    v->gpu = device == KD_CLI_DEVICE_GPU;
     kd_error err;
-
-    kd_image reference = {0};
-    if (a.compare) {
-        if (kd_image_read_png(&reference, a.compare, &err)) {
+    if (a->compare) {
+        if (kd_image_read_png(&v->reference, a->compare, &err)) {
             kd_cli_error(k_cmd, "%s", err.message);
             return KD_EXIT_FAILURE;
         }
-        if (a.camera.width == 0) {
-            a.camera.width = reference.width;
-            a.camera.height = reference.height;
+        if (a->camera.width == 0) {
+            a->camera.width = v->reference.width;
+            a->camera.height = v->reference.height;
         }
     }
-    kd_scene scene;
-    kd_camera cam;
-    code = kd_cli_scene_and_camera(k_cmd, a.scene, a.tree, a.threads, a.device, &a.camera,
-                                   KD_VERIFY_DEFAULT_SIZE, report, &scene, &cam);
+    code = kd_cli_scene_and_camera(k_cmd, a->scene, a->tree, a->threads, device, &a->camera,
+                                   KD_VERIFY_DEFAULT_SIZE, v->report, &v->scene, &v->cam);
     if (code >= 0) {
-        kd_image_free(&reference);
+        kd_image_free(&v->reference);
         return code;
     }
-    if (report)
-        fflush(report); /* the scene lines show while the checks run */
+    if (v->report)
+        fflush(v->report); /* the scene lines show while the checks run */
+    return -1;
+}
 
-    verify_result r;
-    memset(&r, 0, sizeof r);
-    ray_set set;
-    memset(&set, 0, sizeof set);
-    uint8_t *mismatch = NULL;
-    kd_image shaded = {0}, marked = {0};
-    code = KD_EXIT_FAILURE;
-    uint32_t n = scene.mesh.num_triangles;
-    if (kd_verify_invariants(&scene.tree, scene.tri_verts, n, a.threads, &r.inv, &err))
-        goto fail;
-    r.invariants_pass = kd_invariant_report_total(&r.inv) == 0;
-
-    size_t sample = a.all_pixels ? 0 : (size_t)a.rays;
-    if (!a.all_pixels && !a.rays && n > KD_VERIFY_SAMPLE_ABOVE)
-        sample = KD_VERIFY_DEFAULT_SAMPLE;
-    if (make_rays(&cam, scene.mesh_bounds, sample, (size_t)a.interior_rays, a.seed, &set, &err))
-        goto fail;
-    size_t num_rays = set.num_camera + set.num_interior;
+/* (b), and what needs traced rays: (d) and the verification image. Rays are
+ * not traced, with the reason kept, through a tree whose structure is
+ * broken. */
+static kd_status check_rays(verify_run *v, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    verify_result *r = &v->r;
     kd_trace_scene trace;
     kd_error why;
-    if (!r.inv.structure_ok) {
-        snprintf(r.rays_skipped, sizeof r.rays_skipped, "the tree's structure is broken (see above)");
-    } else if (kd_trace_scene_init(&trace, &scene.tree, scene.tri_verts, n, &why)) {
-        snprintf(r.rays_skipped, sizeof r.rays_skipped, "%s", why.message);
-    } else {
-        mismatch = calloc(num_rays + 1, 1);
-        if (!mismatch) {
-            kd_error_set(&err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
-            goto fail;
-        }
-        kd_cli_progress progress;
-        kd_cli_progress_start(&progress, k_cmd, "checking rays", a.quiet);
-        kd_status st = kd_verify_rays(&trace, set.rays, num_rays, a.tolerance, a.threads,
-                                      kd_cli_progress_update, &progress, mismatch, NULL, &r.rays, &err);
-        kd_cli_progress_end(&progress);
-        if (st)
-            goto fail;
-        r.rays_run = true;
-        r.rays_pass = r.rays.num_mismatches == 0;
-        if (gpu && kd_verify_gpu_hits(&scene, &trace, &cam, a.threads, &r.gpu, &err))
-            goto fail;
-        if (a.output || a.compare) {
-            if (verification_image(&trace, &cam, &set, mismatch, a.threads, &shaded, &marked, &err))
-                goto fail;
-        }
+    if (!r->inv.structure_ok) {
+        snprintf(r->rays_skipped, sizeof r->rays_skipped, "the tree's structure is broken (see above)");
+        return KD_OK;
     }
-    r.rays.tolerance = a.tolerance;
-    r.compare_pass = true;
-    if (a.compare) {
-        if (!r.rays_run) {
-            r.compare_pass = false; /* nothing was rendered to compare */
-        } else {
-            if (kd_image_compare(&shaded, &reference, KD_COMPARE_PIXEL_K, &r.mean_abs_diff,
-                                 &r.max_diff, &r.fraction_over, &err))
-                goto fail;
-            r.compared = true;
-            r.compare_pass = r.mean_abs_diff <= a.threshold;
-        }
+    if (kd_trace_scene_init(&trace, &v->scene.tree, v->scene.tri_verts, v->scene.mesh.num_triangles, &why)) {
+        snprintf(r->rays_skipped, sizeof r->rays_skipped, "%s", why.message);
+        return KD_OK;
     }
+    const size_t num_rays = v->set.num_camera + v->set.num_interior;
+    v->mismatch = calloc(num_rays + 1, 1);
+    if (!v->mismatch)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
+    kd_cli_progress progress;
+    kd_cli_progress_start(&progress, k_cmd, "checking rays", a->quiet);
+    kd_status st = kd_verify_rays(&trace, v->set.rays, num_rays, a->tolerance, a->threads,
+                                  kd_cli_progress_update, &progress, v->mismatch, NULL, &r->rays, err);
+    kd_cli_progress_end(&progress);
+    if (st)
+        return st;
+    r->rays_run = true;
+    r->rays_pass = r->rays.num_mismatches == 0;
+    if (v->gpu && (st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err)))
+        return st;
+    if (a->output || a->compare)
+        return verification_image(&trace, &v->cam, &v->set, v->mismatch, a->threads, &v->shaded, &v->marked,
+                                  err);
+    return KD_OK;
+}
+
+/* (c): the shaded render against --compare's image. */
+static kd_status compare_reference(verify_run *v, kd_error *err)
+{
+    verify_result *r = &v->r;
+    r->compare_pass = true;
+    if (!v->a.compare)
+        return KD_OK;
+    if (!r->rays_run) {
+        r->compare_pass = false; /* nothing was rendered to compare */
+        return KD_OK;
+    }
+    kd_status st = kd_image_compare(&v->shaded, &v->reference, KD_COMPARE_PIXEL_K, &r->mean_abs_diff,
+                                    &r->max_diff, &r->fraction_over, err);
+    if (st)
+        return st;
+    r->compared = true;
+    r->compare_pass = r->mean_abs_diff <= v->a.threshold;
+    return KD_OK;
+}
+
+/* (a) to (d) in turn. */
+static kd_status run_checks(verify_run *v, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    verify_result *r = &v->r;
+    const uint32_t n = v->scene.mesh.num_triangles;
+    kd_status st = kd_verify_invariants(&v->scene.tree, v->scene.tri_verts, n, a->threads, &r->inv, err);
+    if (st)
+        return st;
+    r->invariants_pass = kd_invariant_report_total(&r->inv) == 0;
+    size_t sample = a->all_pixels ? 0 : (size_t)a->rays;
+    if (!a->all_pixels && !a->rays && n > KD_VERIFY_SAMPLE_ABOVE)
+        sample = KD_VERIFY_DEFAULT_SAMPLE;
+    if ((st = make_rays(&v->cam, v->scene.mesh_bounds, sample, (size_t)a->interior_rays, (uint64_t)a->seed,
+                        &v->set, err)))
+        return st;
+    if ((st = check_rays(v, err)))
+        return st;
+    r->rays.tolerance = a->tolerance;
+    return compare_reference(v, err);
+}
+
+/* The text report, the verification image and the JSON, as asked; *pass
+ * says whether every check passed. */
+static kd_status report_results(const verify_run *v, bool *pass, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    const verify_result *r = &v->r;
+    FILE *report = v->report;
     /* On the GPU, (d) must have run and found no difference. */
-    bool pass = r.invariants_pass && r.rays_pass && r.compare_pass && (!gpu || r.gpu.pass);
+    *pass = r->invariants_pass && r->rays_pass && r->compare_pass && (!v->gpu || r->gpu.pass);
     if (report) {
-        print_report(report, &a, &set, &cam, &r);
-        if (a.compare && !r.compared)
+        kd_verify_print_report(report, a, &v->set, &v->cam, r);
+        if (a->compare && !r->compared)
             fprintf(report, "compare     FAIL  nothing rendered to compare\n");
     }
-    if (a.output && !r.rays_run && report)
+    if (a->output && !r->rays_run && report)
         fprintf(report, "wrote       nothing: no image without traced rays\n");
-    if (a.output && r.rays_run) {
-        if (kd_image_write_png(&marked, a.output, &err))
-            goto fail;
+    kd_status st;
+    if (a->output && r->rays_run) {
+        if ((st = kd_image_write_png(&v->marked, a->output, err)))
+            return st;
         size_t marked_pixels = 0;
-        for (size_t i = 0; i < set.num_camera; i++)
-            marked_pixels += mismatch[i] != 0;
+        for (size_t i = 0; i < v->set.num_camera; i++)
+            marked_pixels += v->mismatch[i] != 0;
         if (report)
-            fprintf(report, "wrote       %s (%zu mismatched pixels in red)\n", a.output, marked_pixels);
+            fprintf(report, "wrote       %s (%zu mismatched pixels in red)\n", a->output, marked_pixels);
     }
-    if (a.json) {
+    if (a->json) {
         kd_outfile out;
-        if (kd_outfile_open(&out, a.json, &err))
-            goto fail;
-        write_json(out.file, &a, &scene, &cam, &set, &r, pass);
-        if (kd_outfile_commit(&out, &err))
-            goto fail;
+        if ((st = kd_outfile_open(&out, a->json, err)))
+            return st;
+        kd_verify_write_json(out.file, a, &v->scene, &v->cam, &v->set, r, *pass);
+        if ((st = kd_outfile_commit(&out, err)))
+            return st;
     }
     if (report)
-        fprintf(report, "verify      %s\n", pass ? "PASS" : "FAIL");
-    code = pass ? KD_EXIT_OK : KD_EXIT_FAILURE;
-    goto done;
-fail:
-    kd_cli_error(k_cmd, "%s", err.message);
-done:
-    free(mismatch);
-    free(set.rays);
-    free(set.pixel);
-    kd_image_free(&shaded);
-    kd_image_free(&marked);
-    kd_image_free(&reference);
-    kd_scene_free(&scene);
+        fprintf(report, "verify      %s\n", *pass ? "PASS" : "FAIL");
+    return KD_OK;
+}
+
+int kd_cmd_verify(int argc, char **argv)
+{
+    verify_run v;
+    memset(&v, 0, sizeof v);
+    int code = kd_verify_parse_args(argc, argv, &v.a);
+    if (code >= 0)
+        return code;
+    code = prepare(&v);
+    if (code >= 0)
+        return code;
+    kd_error err;
+    bool pass = false;
+    code = KD_EXIT_FAILURE;
+    if (run_checks(&v, &err) == KD_OK && report_results(&v, &pass, &err) == KD_OK)
+        code = pass ? KD_EXIT_OK : KD_EXIT_FAILURE;
+    else
+        kd_cli_error(k_cmd, "%s", err.message);
+    verify_free(&v);
     return code;
 }

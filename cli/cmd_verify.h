@@ -1,5 +1,6 @@
-/* What the parts of scankd verify share: its options, and the GPU-against-CPU
- * hit check (d) that runs with --device gpu. */
+/* What the parts of scankd verify share: its options, the rays and results
+ * of its checks, the GPU-against-CPU hit check (d) that runs with --device
+ * gpu, and the report. */
 #ifndef KD_CMD_VERIFY_H
 #define KD_CMD_VERIFY_H
 
@@ -12,9 +13,10 @@
 #include "cli_util.h"
 #include "cmd_render_common.h"
 #include "render_scene.h"
+#include "verify.h"
 
+#define KD_VERIFY_DEFAULT_SIZE 256 /* a macro: help texts spell it */
 enum {
-    KD_VERIFY_DEFAULT_SIZE = 256,
     KD_VERIFY_SAMPLE_ABOVE = 100000, /* triangles: beyond this, sample camera rays */
     KD_VERIFY_DEFAULT_SAMPLE = 10000,
     KD_VERIFY_DEFAULT_INTERIOR = 4096,
@@ -25,19 +27,34 @@ enum {
 typedef struct verify_args {
     const char *scene, *tree, *output, *json, *compare;
     kd_camera_request camera;
-    long rays;            /* sampled camera rays; 0: the default for the scene */
+    int rays;             /* sampled camera rays; 0: the default for the scene */
     bool all_pixels;
-    long interior_rays;
-    uint64_t seed;
+    int interior_rays;
+    int seed;             /* of the random samples, 0..2^31-1 */
     float tolerance;
-    double threshold;
+    float threshold;
     int threads;
     bool quiet;
-    kd_cli_device device; /* as asked for; resolved to cpu or gpu in kd_cmd_verify */
+    int device;           /* kd_cli_device as asked for; resolved to cpu or gpu */
 } verify_args;
 
-/* Parses the command line (cmd_verify_args.c): KD_EXIT_OK, -1 after --help
- * (usage printed), or KD_EXIT_USAGE (message printed). */
+/* The rays checked: camera rays (through every pixel, or through sampled
+ * pixels), then interior rays. */
+typedef struct ray_set {
+    kd_ray *rays;
+    uint32_t *pixel;          /* pixel of each camera ray */
+    size_t num_camera, num_interior;
+    bool every_pixel;
+} ray_set;
+
+/* The pixel of a camera ray. */
+static inline size_t kd_verify_ray_pixel(const ray_set *set, size_t ray)
+{
+    return set->every_pixel ? ray : set->pixel[ray];
+}
+
+/* Parses the command line (cmd_verify_args.c): -1 to go on, KD_EXIT_OK
+ * after --help (usage printed), or KD_EXIT_USAGE (message printed). */
 int kd_verify_parse_args(int argc, char **argv, verify_args *a);
 
 /* (d), in cmd_verify_gpu.c: GPU-cast hits against CPU-cast hits. */
@@ -58,5 +75,24 @@ kd_status kd_verify_gpu_hits(const kd_scene *scene, const kd_trace_scene *trace,
  * when the check did not run. */
 void kd_verify_print_gpu_hits(FILE *f, const kd_camera *cam, const kd_gpu_hit_check *check);
 void kd_verify_json_gpu_hits(kd_json *json, const kd_gpu_hit_check *check);
+
+/* What the checks found. */
+typedef struct verify_result {
+    kd_invariant_report inv;  /* (a) */
+    bool rays_run;            /* (b) traced; else rays_skipped says why not */
+    char rays_skipped[KD_ERROR_MESSAGE_BYTES];
+    kd_ray_report rays;
+    bool compared;            /* (c) ran */
+    double mean_abs_diff, fraction_over;
+    int max_diff;
+    kd_gpu_hit_check gpu;     /* (d), with --device gpu */
+    bool invariants_pass, rays_pass, compare_pass;
+} verify_result;
+
+/* The text report and the JSON (cmd_verify_report.c). */
+void kd_verify_print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
+                            const verify_result *r);
+void kd_verify_write_json(FILE *file, const verify_args *a, const kd_scene *scene, const kd_camera *cam,
+                          const ray_set *set, const verify_result *r, bool pass);
 
 #endif

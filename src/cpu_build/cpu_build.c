@@ -302,13 +302,8 @@ static void set_phase(kd_build_timing *timing, const char *name, double ms)
     }
 }
 
-kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
-                       kd_build_timing *timing, kd_error *err)
+static kd_status check_params(const kd_build_params *params, kd_error *err)
 {
-    double t_start = kd_build_now_ms();
-    memset(tree, 0, sizeof *tree);
-    if (timing)
-        memset(timing, 0, sizeof *timing);
     if (!(params->traversal_cost >= 0.0f) || !(params->intersect_cost > 0.0f) ||
         !(params->empty_bonus >= 0.0f && params->empty_bonus <= 1.0f) ||
         !(params->min_empty_fraction >= 0.0f && params->min_empty_fraction <= 1.0f) ||
@@ -318,75 +313,120 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
                             "build parameters out of range (traversal >= 0, intersect > 0, "
                             "0 <= empty bonus <= 1, 0 <= min empty fraction <= 1, bad refines >= 1, cost ratio > 0, "
                             "duplication bound 0 or >= 1)");
-    int max_depth = kd_build_max_depth(params, mesh->num_triangles);
-    int workers = params->num_threads > 0 ? params->num_threads : kd_parallel_num_cores();
+    return KD_OK;
+}
 
+/* One split scratch per worker, and the size at which an upper-level node
+ * becomes a task: enough tasks per worker that the largest-first order
+ * balances the load; one thread builds everything as the upper levels. */
+static kd_status prepare_workers(build_ctx *ctx, uint32_t num_triangles, kd_error *err)
+{
+    const int workers = ctx->num_workers;
+    ctx->scratch = calloc((size_t)workers, sizeof *ctx->scratch);
+    if (!ctx->scratch)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for build scratch");
+    kd_status st = KD_OK;
+    for (int w = 0; w < workers && st == KD_OK; w++)
+        st = kd_split_scratch_init(&ctx->scratch[w], num_triangles, err);
+    uint32_t tasks_wanted = workers > 1 ? 16u * (uint32_t)workers : 1u;
+    ctx->task_threshold = num_triangles / tasks_wanted;
+    if (workers > 1 && ctx->task_threshold < 2048)
+        ctx->task_threshold = 2048;
+    if (workers == 1)
+        ctx->task_threshold = UINT32_MAX;
+    return st;
+}
+
+/* Builds the tasks' subtrees in parallel, largest first; the first failure
+ * in task order is returned. */
+static kd_status run_subtree_tasks(build_ctx *ctx, kd_error *err)
+{
+    if (ctx->num_tasks == 0)
+        return KD_OK;
+    kd_status st = KD_OK;
+    ctx->task_order = malloc(ctx->num_tasks * sizeof *ctx->task_order);
+    task_rank *rank = malloc(ctx->num_tasks * sizeof *rank);
+    if (!ctx->task_order || !rank) {
+        st = kd_error_set(err, KD_ERR_NOMEM, "out of memory for build tasks");
+    } else {
+        for (size_t i = 0; i < ctx->num_tasks; i++)
+            rank[i] = (task_rank){ctx->tasks[i].lists.num_tris, (uint32_t)i};
+        qsort(rank, ctx->num_tasks, sizeof *rank, cmp_task_rank);
+        for (size_t i = 0; i < ctx->num_tasks; i++)
+            ctx->task_order[i] = rank[i].task;
+        kd_parallel_for(ctx->num_tasks, 1, ctx->num_workers, run_tasks, ctx);
+        for (size_t i = 0; i < ctx->num_tasks && st == KD_OK; i++)
+            if (ctx->tasks[i].status) {
+                st = ctx->tasks[i].status;
+                if (err)
+                    *err = ctx->tasks[i].err;
+            }
+    }
+    free(rank);
+    return st;
+}
+
+static void free_ctx(build_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->num_tasks; i++) {
+        kd_event_lists_free(&ctx->tasks[i].lists);
+        buffer_free(&ctx->tasks[i].out);
+    }
+    free(ctx->tasks);
+    free(ctx->task_order);
+    for (int w = 0; ctx->scratch && w < ctx->num_workers; w++)
+        kd_split_scratch_free(&ctx->scratch[w]);
+    free(ctx->scratch);
+}
+
+kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
+                       kd_build_timing *timing, kd_error *err)
+{
+    double t_start = kd_build_now_ms();
+    memset(tree, 0, sizeof *tree);
+    if (timing)
+        memset(timing, 0, sizeof *timing);
+    kd_status st = check_params(params, err);
+    if (st)
+        return st;
+    int max_depth = kd_build_max_depth(params, mesh->num_triangles);
     build_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.mesh = mesh;
     ctx.params = params;
-    ctx.num_workers = workers;
-    node_buffer upper;
-    memset(&upper, 0, sizeof upper);
+    ctx.num_workers = params->num_threads > 0 ? params->num_threads : kd_parallel_num_cores();
+
+    /* Events of the root, sorted once. */
     kd_event_lists root;
     memset(&root, 0, sizeof root);
     kd_aabb root_box;
     double ms_events = 0, ms_sort = 0;
-    kd_status st = kd_root_events(mesh, &root_box, &root, workers, &ms_events, &ms_sort, err);
-    if (st)
+    if ((st = kd_root_events(mesh, &root_box, &root, ctx.num_workers, &ms_events, &ms_sort, err)))
         return st;
     set_phase(timing, "events", ms_events);
     set_phase(timing, "sort", ms_sort);
-
-    ctx.scratch = calloc((size_t)workers, sizeof *ctx.scratch);
-    if (!ctx.scratch) {
+    if ((st = prepare_workers(&ctx, mesh->num_triangles, err)) && !ctx.scratch) {
         kd_event_lists_free(&root);
-        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for build scratch");
+        return st;
     }
-    for (int w = 0; w < workers && st == KD_OK; w++)
-        st = kd_split_scratch_init(&ctx.scratch[w], mesh->num_triangles, err);
 
-    /* Enough tasks per worker that the largest-first order balances the load. */
-    uint32_t tasks_wanted = workers > 1 ? 16u * (uint32_t)workers : 1u;
-    ctx.task_threshold = mesh->num_triangles / tasks_wanted;
-    if (workers > 1 && ctx.task_threshold < 2048)
-        ctx.task_threshold = 2048;
-    if (workers == 1)
-        ctx.task_threshold = UINT32_MAX;
-
+    /* The upper levels on one thread, down to the tasks; then the tasks. */
+    node_buffer upper;
+    memset(&upper, 0, sizeof upper);
     double t_upper = kd_build_now_ms();
     if (st == KD_OK)
-        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root,
-                        (kd_path_state){max_depth, 0, 1.0}, true, err);
+        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root, (kd_path_state){max_depth, 0, 1.0},
+                        true, err);
     else
         kd_event_lists_free(&root);
     double t_tasks = kd_build_now_ms();
     set_phase(timing, "upper levels", t_tasks - t_upper);
-
-    if (st == KD_OK && ctx.num_tasks > 0) {
-        ctx.task_order = malloc(ctx.num_tasks * sizeof *ctx.task_order);
-        task_rank *rank = malloc(ctx.num_tasks * sizeof *rank);
-        if (!ctx.task_order || !rank) {
-            st = kd_error_set(err, KD_ERR_NOMEM, "out of memory for build tasks");
-        } else {
-            for (size_t i = 0; i < ctx.num_tasks; i++)
-                rank[i] = (task_rank){ctx.tasks[i].lists.num_tris, (uint32_t)i};
-            qsort(rank, ctx.num_tasks, sizeof *rank, cmp_task_rank);
-            for (size_t i = 0; i < ctx.num_tasks; i++)
-                ctx.task_order[i] = rank[i].task;
-            kd_parallel_for(ctx.num_tasks, 1, workers, run_tasks, &ctx);
-            for (size_t i = 0; i < ctx.num_tasks && st == KD_OK; i++)
-                if (ctx.tasks[i].status) {
-                    st = ctx.tasks[i].status;
-                    if (err)
-                        *err = ctx.tasks[i].err;
-                }
-        }
-        free(rank);
-    }
+    if (st == KD_OK)
+        st = run_subtree_tasks(&ctx, err);
     double t_assemble = kd_build_now_ms();
     set_phase(timing, "subtrees", t_assemble - t_tasks);
 
+    /* The upper levels with every task's subtree spliced in. */
     if (st == KD_OK)
         st = assemble_tree(&ctx, &upper, tree, err);
     if (st == KD_OK) {
@@ -397,16 +437,7 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
         kd_tree_free(tree);
     }
     set_phase(timing, "assembly", kd_build_now_ms() - t_assemble);
-
-    for (size_t i = 0; i < ctx.num_tasks; i++) {
-        kd_event_lists_free(&ctx.tasks[i].lists);
-        buffer_free(&ctx.tasks[i].out);
-    }
-    free(ctx.tasks);
-    free(ctx.task_order);
-    for (int w = 0; w < workers; w++)
-        kd_split_scratch_free(&ctx.scratch[w]);
-    free(ctx.scratch);
+    free_ctx(&ctx);
     buffer_free(&upper);
     if (timing)
         timing->total_ms = kd_build_now_ms() - t_start;

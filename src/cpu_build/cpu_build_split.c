@@ -91,19 +91,19 @@ static void merge_axes(void *ctx, size_t begin, size_t end, int worker)
 /* Nodes this large merge their three axes on separate threads. */
 enum { PARALLEL_MERGE_EVENTS = 1 << 18 };
 
-kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, const kd_aabb *box,
-                          int axis, float pos, kd_split_scratch *scratch, int num_threads,
-                          kd_event_lists *left, kd_event_lists *right, kd_error *err)
-{
-    kd_status st = reserve(scratch, parent->num_tris, err);
-    if (st)
-        return st;
-    uint8_t *side = scratch->side;
-    uint32_t *straddlers = scratch->straddlers;
+/* How the parent's triangles fall: on one side only, or on both. */
+typedef struct side_counts {
+    uint32_t left_only, right_only, straddlers;
+} side_counts;
 
-    /* Classify: left when clipped min <= pos, right when clipped max >= pos. */
+/* Classifies the triangles by the split axis's events into scratch->side:
+ * left when clipped min <= pos, right when clipped max >= pos; the
+ * straddlers are listed in scratch->straddlers. */
+static side_counts classify(const kd_event_lists *parent, int axis, float pos, kd_split_scratch *scratch)
+{
+    uint8_t *side = scratch->side;
     uint32_t pos_key = kd_float_key(pos);
-    uint32_t num_left_only = 0, num_right_only = 0, num_straddlers = 0;
+    side_counts n = {0, 0, 0};
     const kd_event *ev = parent->ev[axis];
     for (uint32_t i = 0; i < parent->count[axis]; i++) {
         uint32_t key = kd_event_key(ev[i]);
@@ -116,78 +116,106 @@ kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, con
             continue;
         side[t] = now;
         if (old == SIDE_LEFT)
-            num_left_only--;
+            n.left_only--;
         else if (old == SIDE_RIGHT)
-            num_right_only--;
+            n.right_only--;
         if (now == SIDE_LEFT)
-            num_left_only++;
+            n.left_only++;
         else if (now == SIDE_RIGHT)
-            num_right_only++;
+            n.right_only++;
         else
-            straddlers[num_straddlers++] = t;
+            scratch->straddlers[n.straddlers++] = t;
     }
+    return n;
+}
 
-    /* Clip the straddlers to each child box; their new events, per child and axis. */
+/* The straddlers' new events, per child and axis, each list sorted, and how
+ * many straddlers each child keeps (those whose clip is not empty). */
+typedef struct fresh_events {
+    kd_event *ev[2][3];
+    uint32_t num[2][3];
+    uint32_t kept[2];
+} fresh_events;
+
+static void clip_straddlers(const kd_mesh *mesh, const kd_aabb *box, int axis, float pos,
+                            const kd_split_scratch *scratch, uint32_t num_straddlers, fresh_events *f)
+{
     kd_aabb child_box[2];
     kd_split_boxes(box, axis, pos, &child_box[0], &child_box[1]);
-    kd_event *fresh[2][3];
-    uint32_t num_fresh[2][3] = {{0, 0, 0}, {0, 0, 0}};
-    uint32_t num_kept[2] = {0, 0};
+    memset(f, 0, sizeof *f);
     for (int c = 0; c < 2; c++)
         for (int a = 0; a < 3; a++)
-            fresh[c][a] = scratch->fresh[c] + (size_t)a * 2 * num_straddlers;
+            f->ev[c][a] = scratch->fresh[c] + (size_t)a * 2 * num_straddlers;
     for (uint32_t i = 0; i < num_straddlers; i++) {
         float v[3][3];
-        kd_mesh_triangle(mesh, straddlers[i], v);
+        kd_mesh_triangle(mesh, scratch->straddlers[i], v);
         for (int c = 0; c < 2; c++) {
             kd_aabb b;
             if (kd_clip_triangle_bounds(v, &child_box[c], &b)) {
-                kd_events_emit(straddlers[i], &b, fresh[c], num_fresh[c]);
-                num_kept[c]++;
+                kd_events_emit(scratch->straddlers[i], &b, f->ev[c], f->num[c]);
+                f->kept[c]++;
             }
         }
     }
     for (int c = 0; c < 2; c++)
         for (int a = 0; a < 3; a++)
-            kd_events_sort(fresh[c][a], scratch->sort_tmp, num_fresh[c][a]);
+            kd_events_sort(f->ev[c][a], scratch->sort_tmp, f->num[c][a]);
+}
 
-    /* Room for the children: at most two events per one-sided triangle and axis. */
+/* Room for the children: at most two events per one-sided triangle and
+ * axis, and the straddlers' new ones. */
+static kd_status alloc_children(const side_counts *n, const fresh_events *f, kd_event_lists *left,
+                                kd_event_lists *right, kd_error *err)
+{
     uint32_t cap_l[3], cap_r[3];
     for (int a = 0; a < 3; a++) {
-        cap_l[a] = 2 * num_left_only + num_fresh[0][a];
-        cap_r[a] = 2 * num_right_only + num_fresh[1][a];
+        cap_l[a] = 2 * n->left_only + f->num[0][a];
+        cap_r[a] = 2 * n->right_only + f->num[1][a];
     }
-    st = kd_event_lists_alloc(left, cap_l, err);
-    if (st == KD_OK) {
-        st = kd_event_lists_alloc(right, cap_r, err);
-        if (st)
-            kd_event_lists_free(left);
-    }
-    if (st) {
-        for (uint32_t i = 0; i < parent->count[axis]; i++)
-            side[kd_event_tri(ev[i])] = 0;
+    kd_status st = kd_event_lists_alloc(left, cap_l, err);
+    if (st == KD_OK && (st = kd_event_lists_alloc(right, cap_r, err)))
+        kd_event_lists_free(left);
+    return st;
+}
+
+/* Leaves the side array all zero for the next node. */
+static void clear_sides(const kd_event_lists *parent, int axis, uint8_t *side)
+{
+    for (uint32_t i = 0; i < parent->count[axis]; i++)
+        side[kd_event_tri(parent->ev[axis][i])] = 0;
+}
+
+kd_status kd_split_events(const kd_mesh *mesh, const kd_event_lists *parent, const kd_aabb *box,
+                          int axis, float pos, kd_split_scratch *scratch, int num_threads,
+                          kd_event_lists *left, kd_event_lists *right, kd_error *err)
+{
+    kd_status st = reserve(scratch, parent->num_tris, err);
+    if (st)
+        return st;
+    const side_counts n = classify(parent, axis, pos, scratch);
+    fresh_events f;
+    clip_straddlers(mesh, box, axis, pos, scratch, n.straddlers, &f);
+    if ((st = alloc_children(&n, &f, left, right, err))) {
+        clear_sides(parent, axis, scratch->side);
         return st;
     }
 
     /* One ordered pass per axis sends each one-sided event to its child,
      * merging the sorted straddler events in on the way; the axes are
      * independent, so large nodes do them on separate threads. */
-    merge_job job = {parent, side, left, right, {{0}}, {{0}}};
+    merge_job job = {parent, scratch->side, left, right, {{0}}, {{0}}};
     for (int c = 0; c < 2; c++)
         for (int a = 0; a < 3; a++) {
-            job.fresh[c][a] = fresh[c][a];
-            job.num_fresh[c][a] = num_fresh[c][a];
+            job.fresh[c][a] = f.ev[c][a];
+            job.num_fresh[c][a] = f.num[c][a];
         }
     size_t events = (size_t)parent->count[0] + parent->count[1] + parent->count[2];
     if (num_threads > 1 && events >= PARALLEL_MERGE_EVENTS)
         kd_parallel_for(3, 1, num_threads, merge_axes, &job);
     else
         merge_axes(&job, 0, 3, 0);
-    left->num_tris = num_left_only + num_kept[0];
-    right->num_tris = num_right_only + num_kept[1];
-
-    /* Leave the side array all zero for the next node. */
-    for (uint32_t i = 0; i < parent->count[axis]; i++)
-        side[kd_event_tri(ev[i])] = 0;
+    left->num_tris = n.left_only + f.kept[0];
+    right->num_tris = n.right_only + f.kept[1];
+    clear_sides(parent, axis, scratch->side);
     return KD_OK;
 }

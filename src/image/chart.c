@@ -165,37 +165,37 @@ static void x_tick_text(int e, char *text, size_t bytes)
     snprintf(text, bytes, "2^%d", e);
 }
 
-static kd_status compute_layout(const kd_chart *chart, chart_layout *L, kd_error *err)
+/* The data's ranges over every plottable point; false when there is none. */
+static bool data_ranges(const kd_chart *chart, double *x_min, double *x_max, double *y_min, double *y_max)
 {
-    memset(L, 0, sizeof *L);
-    /* Data ranges over every plottable point. */
     bool any = false;
-    double x_min = 0, x_max = 0, y_min = 0, y_max = 0;
     for (int i = 0; i < chart->num_series; i++) {
         const chart_series *s = &chart->series[i];
         for (int j = 0; j < s->n; j++) {
             if (!plottable(s->x[j], s->y[j]))
                 continue;
             double x = s->x[j], y = s->y[j];
-            x_min = (!any || x < x_min) ? x : x_min;
-            x_max = (!any || x > x_max) ? x : x_max;
-            y_min = (!any || y < y_min) ? y : y_min;
-            y_max = (!any || y > y_max) ? y : y_max;
+            *x_min = (!any || x < *x_min) ? x : *x_min;
+            *x_max = (!any || x > *x_max) ? x : *x_max;
+            *y_min = (!any || y < *y_min) ? y : *y_min;
+            *y_max = (!any || y > *y_max) ? y : *y_max;
             any = true;
         }
     }
-    if (!any)
-        return kd_error_set(err, KD_ERR_INVALID, "chart '%s' has no point to plot", chart->title);
+    return any;
+}
 
-    /* x: whole powers of two around the data (a little slack so that exact
-     * powers of two do not round outward). */
+/* The axes' spans: x over whole powers of two around the data (a little
+ * slack so that exact powers of two do not round outward), y from 0 (or
+ * below, for negative data) to a round number. */
+static void set_axes(chart_layout *L, double x_min, double x_max, double y_min, double y_max)
+{
     L->e_lo = (int)floor(log2(x_min) + 1e-9);
     L->e_hi = (int)ceil(log2(x_max) - 1e-9);
     if (L->e_hi <= L->e_lo) {
         L->e_lo--;
         L->e_hi++;
     }
-    /* y: from 0 (or below, for negative data) to a round number. */
     double lo = y_min < 0.0 ? y_min : 0.0, hi = y_max > 0.0 ? y_max : 0.0;
     if (!(hi > lo))
         hi = lo + 1.0;
@@ -203,8 +203,12 @@ static kd_status compute_layout(const kd_chart *chart, chart_layout *L, kd_error
     L->y_lo = floor(lo / L->y_step + 1e-9) * L->y_step;
     int num_steps = (int)ceil((hi - L->y_lo) / L->y_step - 1e-9);
     L->num_y_ticks = (num_steps < 1 ? 1 : num_steps) + 1;
+}
 
-    /* Margins from the sizes of the texts around the plot. */
+/* The plot's margins and the legend's place, from the sizes of the texts
+ * around the plot. */
+static kd_status set_margins(const kd_chart *chart, chart_layout *L, kd_error *err)
+{
     int W = chart->width, H = chart->height;
     int s = (W >= 800 && H >= 480) ? 2 : 1;
     L->s = s;
@@ -232,21 +236,37 @@ static kd_status compute_layout(const kd_chart *chart, chart_layout *L, kd_error
     L->legend_y = L->top;
     L->pad = 10 * s;
     if (L->right - L->left < 2 * L->pad + 40 || L->bottom - L->top < 40)
-        return kd_error_set(err, KD_ERR_INVALID,
-                            "chart '%s': %dx%d is too small for its labels and legend",
+        return kd_error_set(err, KD_ERR_INVALID, "chart '%s': %dx%d is too small for its labels and legend",
                             chart->title, W, H);
+    return KD_OK;
+}
 
-    /* Thin the x labels (keeping powers aligned) until they stand apart. */
+/* Thins the x labels (keeping powers aligned) until they stand apart. */
+static void thin_x_labels(chart_layout *L)
+{
+    char text[64];
     x_tick_text(L->e_hi, text, sizeof text);
-    int x_text_w = kd_font_text_width(text, s);
+    int x_text_w = kd_font_text_width(text, L->s);
     x_tick_text(L->e_lo, text, sizeof text);
-    if (kd_font_text_width(text, s) > x_text_w)
-        x_text_w = kd_font_text_width(text, s);
+    if (kd_font_text_width(text, L->s) > x_text_w)
+        x_text_w = kd_font_text_width(text, L->s);
     double per_exponent = (double)(L->right - L->left - 2 * L->pad) / (L->e_hi - L->e_lo);
     L->label_stride = 1;
-    while (L->label_stride * per_exponent < x_text_w + KD_FONT_ADVANCE * s * 2 &&
-           L->label_stride < 64)
+    while (L->label_stride * per_exponent < x_text_w + KD_FONT_ADVANCE * L->s * 2 && L->label_stride < 64)
         L->label_stride *= 2;
+}
+
+static kd_status compute_layout(const kd_chart *chart, chart_layout *L, kd_error *err)
+{
+    memset(L, 0, sizeof *L);
+    double x_min = 0, x_max = 0, y_min = 0, y_max = 0;
+    if (!data_ranges(chart, &x_min, &x_max, &y_min, &y_max))
+        return kd_error_set(err, KD_ERR_INVALID, "chart '%s' has no point to plot", chart->title);
+    set_axes(L, x_min, x_max, y_min, y_max);
+    kd_status st = set_margins(chart, L, err);
+    if (st)
+        return st;
+    thin_x_labels(L);
     return KD_OK;
 }
 

@@ -31,9 +31,16 @@ static inline bool obj_is_blank(char c) { return k_obj_cclass[(unsigned char)c] 
 static inline bool obj_is_end(char c) { return k_obj_cclass[(unsigned char)c] & OBJ_CC_END; }
 static inline bool obj_is_digit(char c) { return (unsigned)(c - '0') < 10u; }
 
+/* An optional sign at p: whether it is '-', and the character after it. */
+static inline const char *obj_scan_sign(const char *p, bool *negative)
+{
+    *negative = *p == '-';
+    return *p == '-' || *p == '+' ? p + 1 : p;
+}
+
 /* Appends the digit run at p to *m (m = m * 10^k + digits; wraps past 19 digits,
  * which callers detect by length) and returns the first non-digit. A plain loop:
- * OBJ numbers are short, and an 8-bytes-at-a-time (SWAR) version measured slower. */
+ * OBJ numbers are short. */
 static inline const char *obj_scan_digits(const char *p, uint64_t *m)
 {
     uint64_t value = *m;
@@ -68,6 +75,68 @@ static inline bool obj_match_word(const char *p, const char *word)
     return true;
 }
 
+/* nan, inf or infinity (any case) at p, where no digit was found; NULL when
+ * there is none. */
+static inline const char *obj_parse_special(const char *p, bool negative, float *out)
+{
+    if (obj_match_word(p, "nan")) {
+        *out = NAN;
+        return p + 3;
+    }
+    if (obj_match_word(p, "inf")) {
+        *out = negative ? -INFINITY : INFINITY;
+        return obj_match_word(p + 3, "inity") ? p + 8 : p + 3;
+    }
+    return NULL;
+}
+
+/* An exponent at p ("e", "E", then [+-]digits), if any, added to *exp10;
+ * returns the character after it, or NULL when the 'e' has no digits. */
+static inline const char *obj_parse_exponent(const char *p, int64_t *exp10)
+{
+    if ((*p | 0x20) != 'e')
+        return p;
+    p++;
+    bool exp_negative;
+    p = obj_scan_sign(p, &exp_negative);
+    if (!obj_is_digit(*p))
+        return NULL;
+    int e = 0;
+    for (; obj_is_digit(*p); p++)
+        if (e < 100000) /* far beyond float range either way; avoids int overflow */
+            e = e * 10 + (*p - '0');
+    *exp10 += exp_negative ? -e : e;
+    return p;
+}
+
+/* m * 10^exp10 rounded once to float, when one float or one double operation
+ * does it exactly (see obj_parse_float); false when the slow path must. */
+static inline bool obj_fast_float(uint64_t m, int64_t exp10, float *value)
+{
+    if (m == 0) {
+        *value = 0.0f;
+        return true;
+    }
+    if (m <= (1u << 24) && exp10 >= -10 && exp10 <= 10) {
+        float f = (float)m;
+        *value = exp10 < 0 ? f / k_obj_pow10f[-exp10] : f * k_obj_pow10f[exp10];
+        return true;
+    }
+    if (m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+        double d = (double)m;
+        d = exp10 < 0 ? d / k_obj_pow10d[-exp10] : d * k_obj_pow10d[exp10];
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        /* A double halfway between two floats has its 29 low mantissa bits = 100..0. */
+        bool halfway = (bits & ((1ull << 29) - 1)) == (1ull << 28);
+        if (d >= FLT_MIN && d <= FLT_MAX && !halfway) {
+            *value = (float)d;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Parses a number at p into *out and returns the character after it, or NULL when
  * no number starts at p. The caller checks that a delimiter follows.
  *
@@ -81,13 +150,8 @@ static inline bool obj_match_word(const char *p, const char *word)
 static inline const char *obj_parse_float(const char *p, float *out)
 {
     const char *start = p;
-    bool negative = false;
-    if (*p == '-') {
-        negative = true;
-        p++;
-    } else if (*p == '+') {
-        p++;
-    }
+    bool negative;
+    p = obj_scan_sign(p, &negative);
 
     /* All digits go into m; more than 19 of them (leading zeros included, which is
      * rare in OBJ text) could overflow it and take the exact slow path instead. */
@@ -103,62 +167,12 @@ static inline const char *obj_parse_float(const char *p, float *out)
         exp10 = -(int64_t)(p - frac);
         num_digits += p - frac;
     }
-    if (num_digits == 0) {
-        /* nan, inf, infinity (any case), or not a number at all */
-        if (p != digits)
-            return NULL; /* a lone '.' */
-        if (obj_match_word(p, "nan")) {
-            *out = NAN;
-            return p + 3;
-        }
-        if (obj_match_word(p, "inf")) {
-            *out = negative ? -INFINITY : INFINITY;
-            return obj_match_word(p + 3, "inity") ? p + 8 : p + 3;
-        }
+    if (num_digits == 0)
+        return p != digits ? NULL /* a lone '.' */ : obj_parse_special(p, negative, out);
+    if (!(p = obj_parse_exponent(p, &exp10)))
         return NULL;
-    }
-    bool inexact = num_digits > 19;
-    if ((*p | 0x20) == 'e') {
-        p++;
-        bool exp_negative = false;
-        if (*p == '-') {
-            exp_negative = true;
-            p++;
-        } else if (*p == '+') {
-            p++;
-        }
-        if (!obj_is_digit(*p))
-            return NULL;
-        int e = 0;
-        for (; obj_is_digit(*p); p++)
-            if (e < 100000) /* far beyond float range either way; avoids int overflow */
-                e = e * 10 + (*p - '0');
-        exp10 += exp_negative ? -e : e;
-    }
-
     float value;
-    if (inexact || !OBJ_FAST_CONVERSION) {
-        *out = kd_obj_slow_float(start, p);
-        return p;
-    } else if (m == 0) {
-        value = 0.0f;
-    } else if (m <= (1u << 24) && exp10 >= -10 && exp10 <= 10) {
-        float f = (float)m;
-        value = exp10 < 0 ? f / k_obj_pow10f[-exp10] : f * k_obj_pow10f[exp10];
-    } else if (m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
-        double d = (double)m;
-        d = exp10 < 0 ? d / k_obj_pow10d[-exp10] : d * k_obj_pow10d[exp10];
-        uint64_t bits;
-        memcpy(&bits, &d, sizeof bits);
-        /* A double halfway between two floats has its 29 low mantissa bits = 100..0. */
-        bool halfway = (bits & ((1ull << 29) - 1)) == (1ull << 28);
-        if (d >= FLT_MIN && d <= FLT_MAX && !halfway) {
-            value = (float)d;
-        } else {
-            *out = kd_obj_slow_float(start, p);
-            return p;
-        }
-    } else {
+    if (num_digits > 19 || !OBJ_FAST_CONVERSION || !obj_fast_float(m, exp10, &value)) {
         *out = kd_obj_slow_float(start, p);
         return p;
     }
@@ -171,13 +185,8 @@ static inline const char *obj_parse_float(const char *p, float *out)
  * the text). */
 static inline const char *obj_parse_index(const char *p, int64_t *out)
 {
-    bool negative = false;
-    if (*p == '-') {
-        negative = true;
-        p++;
-    } else if (*p == '+') {
-        p++;
-    }
+    bool negative;
+    p = obj_scan_sign(p, &negative);
     if (!obj_is_digit(*p))
         return NULL;
     while (*p == '0' && obj_is_digit(p[1]))

@@ -303,8 +303,9 @@ static inline kd_status emit_triangle(kd_obj_parser *ps, uint32_t a, uint32_t b,
 }
 
 /* The usual triangle, " a b c" with single spaces, plain positive indices of vertices
- * already defined and a line end: read straight through (about 8% faster on
- * face-heavy files). Returns NULL for anything else, which the general loop reads. */
+ * already defined and a line end: read straight through, past the general loop's
+ * handling of relative indices, slashes and continued lines. Returns NULL for
+ * anything else, which the general loop reads. */
 static inline const char *plain_triangle(const kd_obj_parser *ps, const char *p, uint32_t tri[3])
 {
     uint64_t count = ps->refs[KD_OBJ_POSITION].count;

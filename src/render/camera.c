@@ -13,19 +13,6 @@
  * y-up scanned objects (bunny, dragon) and the outside of y-up interiors. */
 static const float k_view_dir[3] = {0.6f, 0.5f, 1.0f};
 
-void kd_camera_print_options(FILE *f, int column)
-{
-    static const char *const options[][2] = {
-        {"--eye X,Y,Z", "camera position (default: framed on the scene bounds)"},
-        {"--look X,Y,Z", "point looked at (default: centre of the scene bounds)"},
-        {"--up X,Y,Z", "up direction (default 0,1,0)"},
-        {"--fov DEG", "vertical field of view in degrees, 0 < DEG < 180 (default 40)"},
-        {"--size W H", "image size in pixels, each 1..16384"},
-    };
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
-        fprintf(f, "  %-*s%s\n", column - 2, options[i][0], options[i][1]);
-}
-
 static float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 static void cross3(const float a[3], const float b[3], float out[3])

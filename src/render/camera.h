@@ -76,10 +76,6 @@ kd_status kd_camera_finish(kd_camera *cam, kd_error *err);
  * missing value (message in err). */
 int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req, kd_error *err);
 
-/* The options above for --help texts, one per line, descriptions starting
- * at the given column. */
-void kd_camera_print_options(FILE *f, int column);
-
 #ifdef __cplusplus
 }
 #endif

@@ -152,58 +152,52 @@ static kd_status read_whole_file(const char *path, unsigned char **data, uint64_
     return KD_OK;
 }
 
-kd_status kd_tree_load(kd_tree *tree, const char *path, kd_error *err)
+/* The header's magic, version and size. */
+static kd_status check_header(const unsigned char *buf, uint64_t size, const char *path, kd_error *err)
 {
-    memset(tree, 0, sizeof *tree);
-    unsigned char *buf = NULL;
-    uint64_t size = 0;
-    kd_status st = read_whole_file(path, &buf, &size, err);
-    if (st)
-        return st;
-
     if (size < 8 || memcmp(buf, KD_TREE_MAGIC, 8) != 0)
-        st = kd_error_set(err, KD_ERR_PARSE, "%s: not a scankd tree file (bad magic)", path);
-    else if (size < 12)
-        st = kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, no version", path,
-                          (unsigned long long)size);
-    else if (get_u32(buf + 8) != KD_TREE_VERSION)
-        st = kd_error_set(err, KD_ERR_PARSE,
-                          "%s: tree file version %u; this build reads version %d", path,
-                          get_u32(buf + 8), KD_TREE_VERSION);
-    else if (size < KD_TREE_HEADER_BYTES)
-        st = kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, header needs %d", path,
-                          (unsigned long long)size, KD_TREE_HEADER_BYTES);
-    else if (get_u32(buf + 12) != KD_TREE_HEADER_BYTES)
-        st = kd_error_set(err, KD_ERR_PARSE, "%s: header size %u, expected %d", path,
-                          get_u32(buf + 12), KD_TREE_HEADER_BYTES);
-    if (st) {
-        free(buf);
-        return st;
-    }
+        return kd_error_set(err, KD_ERR_PARSE, "%s: not a scankd tree file (bad magic)", path);
+    if (size < 12)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, no version", path,
+                            (unsigned long long)size);
+    if (get_u32(buf + 8) != KD_TREE_VERSION)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: tree file version %u; this build reads version %d", path,
+                            get_u32(buf + 8), KD_TREE_VERSION);
+    if (size < KD_TREE_HEADER_BYTES)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, header needs %d", path,
+                            (unsigned long long)size, KD_TREE_HEADER_BYTES);
+    if (get_u32(buf + 12) != KD_TREE_HEADER_BYTES)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: header size %u, expected %d", path, get_u32(buf + 12),
+                            KD_TREE_HEADER_BYTES);
+    return KD_OK;
+}
+
+/* The file's length against the counts in its header, its checksum and its
+ * reserved bytes. */
+static kd_status check_body(const unsigned char *buf, uint64_t size, const char *path, kd_error *err)
+{
     uint32_t num_nodes = get_u32(buf + 16), num_indices = get_u32(buf + 20);
     uint64_t expected = file_bytes_for(num_nodes, num_indices);
     if (size < expected)
-        st = kd_error_set(err, KD_ERR_PARSE,
-                          "%s: truncated: %llu bytes, but its %u nodes and %u leaf indices need %llu",
-                          path, (unsigned long long)size, num_nodes, num_indices,
-                          (unsigned long long)expected);
-    else if (size > expected)
-        st = kd_error_set(err, KD_ERR_PARSE, "%s: %llu bytes of trailing data after the tree",
-                          path, (unsigned long long)(size - expected));
-    else {
-        const unsigned char *c = buf + size - KD_TREE_CHECKSUM_BYTES;
-        uint64_t stored = (uint64_t)get_u32(c) | (uint64_t)get_u32(c + 4) << 32;
-        if (stored != fnv1a64(buf, (size_t)size - KD_TREE_CHECKSUM_BYTES))
-            st = kd_error_set(err, KD_ERR_PARSE, "%s: checksum mismatch: the file is corrupted",
-                              path);
-        else if (get_u32(buf + 56) != 0 || get_u32(buf + 60) != 0)
-            st = kd_error_set(err, KD_ERR_PARSE, "%s: reserved header bytes are not zero", path);
-    }
-    if (st) {
-        free(buf);
-        return st;
-    }
+        return kd_error_set(err, KD_ERR_PARSE,
+                            "%s: truncated: %llu bytes, but its %u nodes and %u leaf indices need %llu", path,
+                            (unsigned long long)size, num_nodes, num_indices, (unsigned long long)expected);
+    if (size > expected)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: %llu bytes of trailing data after the tree", path,
+                            (unsigned long long)(size - expected));
+    const unsigned char *c = buf + size - KD_TREE_CHECKSUM_BYTES;
+    uint64_t stored = (uint64_t)get_u32(c) | (uint64_t)get_u32(c + 4) << 32;
+    if (stored != fnv1a64(buf, (size_t)size - KD_TREE_CHECKSUM_BYTES))
+        return kd_error_set(err, KD_ERR_PARSE, "%s: checksum mismatch: the file is corrupted", path);
+    if (get_u32(buf + 56) != 0 || get_u32(buf + 60) != 0)
+        return kd_error_set(err, KD_ERR_PARSE, "%s: reserved header bytes are not zero", path);
+    return KD_OK;
+}
 
+/* The tree from a checked file's bytes. */
+static kd_status decode_tree(const unsigned char *buf, kd_tree *tree, const char *path, kd_error *err)
+{
+    uint32_t num_nodes = get_u32(buf + 16), num_indices = get_u32(buf + 20);
     tree->num_nodes = num_nodes;
     tree->num_leaf_indices = num_indices;
     tree->num_triangles = get_u32(buf + 24);
@@ -215,7 +209,6 @@ kd_status kd_tree_load(kd_tree *tree, const char *path, kd_error *err)
     tree->nodes = malloc((num_nodes ? num_nodes : 1) * sizeof *tree->nodes);
     tree->leaf_indices = malloc((num_indices ? num_indices : 1) * sizeof *tree->leaf_indices);
     if (!tree->nodes || !tree->leaf_indices) {
-        free(buf);
         kd_tree_free(tree);
         return kd_error_set(err, KD_ERR_NOMEM, "%s: out of memory for %u nodes", path, num_nodes);
     }
@@ -226,8 +219,22 @@ kd_status kd_tree_load(kd_tree *tree, const char *path, kd_error *err)
     }
     for (uint32_t i = 0; i < num_indices; i++, p += 4)
         tree->leaf_indices[i] = get_u32(p);
-    free(buf);
+    return KD_OK;
+}
 
+kd_status kd_tree_load(kd_tree *tree, const char *path, kd_error *err)
+{
+    memset(tree, 0, sizeof *tree);
+    unsigned char *buf = NULL;
+    uint64_t size = 0;
+    kd_status st = read_whole_file(path, &buf, &size, err);
+    if (st)
+        return st;
+    if (!(st = check_header(buf, size, path, err)) && !(st = check_body(buf, size, path, err)))
+        st = decode_tree(buf, tree, path, err);
+    free(buf);
+    if (st)
+        return st;
     kd_error why;
     if (kd_tree_check_structure(tree, &why)) {
         kd_tree_free(tree);

@@ -121,6 +121,138 @@ static int compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The walk's pending nodes. It holds one pending sibling per level in a
+ * proper tree and grows if a broken one needs more. */
+typedef struct walk_stack {
+    walk_item *items;
+    size_t top, capacity;
+} walk_stack;
+
+/* Pushes above, then below (so below is walked first); false when out of
+ * memory. */
+static bool walk_push(walk_stack *s, walk_item above, walk_item below)
+{
+    if (s->top + 2 > s->capacity) {
+        walk_item *grown = realloc(s->items, 2 * s->capacity * sizeof *grown);
+        if (!grown)
+            return false;
+        s->items = grown;
+        s->capacity *= 2;
+    }
+    s->items[s->top++] = above;
+    s->items[s->top++] = below;
+    return true;
+}
+
+/* A leaf reached by the walk: its depth, entry range and triangle indices
+ * checked, and its box kept in c->leaves (sorted_total: the entries of the
+ * leaves kept so far). v: the structure violation to record, filled in. */
+static void visit_leaf(check_ctx *c, tally *t, kd_invariant_report *rep, const walk_item *it, kd_violation v,
+                       uint64_t *sorted_total)
+{
+    const kd_tree *tree = c->tree;
+    const kd_node node = tree->nodes[it->node];
+    if (it->depth > rep->max_leaf_depth)
+        rep->max_leaf_depth = it->depth;
+    uint64_t end = (uint64_t)node.leaf_offset + kd_node_num_prims(node);
+    if (it->depth > tree->max_depth) {
+        kd_violation d = v;
+        d.kind = KD_VIOLATION_DEPTH;
+        d.value = tree->max_depth;
+        record(t, &d);
+    }
+    if (end > tree->num_leaf_indices) {
+        c->node_state[it->node] = NODE_LEAF_BAD;
+        v.reason = KD_REASON_LEAF_RANGE;
+        v.value = node.leaf_offset;
+        record(t, &v);
+        return;
+    }
+    c->node_state[it->node] = NODE_LEAF;
+    uint32_t count = kd_node_num_prims(node);
+    for (uint32_t j = 0; j < count; j++) {
+        uint32_t tri = tree->leaf_indices[node.leaf_offset + j];
+        if (tri >= c->num_triangles) {
+            kd_violation bad = make_violation(KD_VIOLATION_INDEX, KD_REASON_NONE, it->node, tri);
+            bad.depth = it->depth;
+            bad.value = node.leaf_offset + j;
+            record(t, &bad);
+        }
+    }
+    c->leaf_of_node[it->node] = c->num_leaves;
+    c->leaves[c->num_leaves++] = (leaf_info){it->node, it->depth, count, *sorted_total, it->box};
+    *sorted_total += count;
+}
+
+/* An interior node reached by the walk: the split must be finite and inside
+ * the node's box, the children in range. Returns whether they are, with
+ * their items in *below and *above. v: as for visit_leaf. */
+static bool visit_interior(check_ctx *c, tally *t, const walk_item *it, kd_violation v, walk_item *below,
+                           walk_item *above)
+{
+    const uint32_t n = c->tree->num_nodes;
+    const kd_node node = c->tree->nodes[it->node];
+    int axis = kd_node_axis(node);
+    float split = node.split;
+    if (!isfinite(split) || split < it->box.lo[axis] || split > it->box.hi[axis]) {
+        kd_violation s = v;
+        s.kind = KD_VIOLATION_SPLIT;
+        s.split = split;
+        s.value = (uint32_t)axis;
+        record(t, &s);
+    }
+    uint32_t above_node = kd_node_above_child(node);
+    if (it->node + 1 >= n || above_node <= it->node + 1 || above_node >= n) {
+        c->node_state[it->node] = NODE_INTERIOR_BAD;
+        v.reason = KD_REASON_CHILD_RANGE;
+        v.value = above_node;
+        record(t, &v);
+        return false;
+    }
+    c->node_state[it->node] = NODE_INTERIOR;
+    *below = (walk_item){it->node + 1, it->depth + 1, it->box};
+    *above = (walk_item){above_node, it->depth + 1, it->box};
+    below->box.hi[axis] = split;
+    above->box.lo[axis] = split;
+    return true;
+}
+
+/* After the walk: nodes it never reached, and a depth cap past the limit. */
+static void record_unreached(const check_ctx *c, tally *t)
+{
+    const kd_tree *tree = c->tree;
+    for (uint32_t i = 0; i < tree->num_nodes; i++)
+        if (c->node_state[i] == NODE_UNREACHED) {
+            kd_violation v = make_violation(KD_VIOLATION_STRUCTURE, KD_REASON_UNREACHED, i, 0);
+            record(t, &v);
+        }
+    if (tree->max_depth > KD_TREE_DEPTH_LIMIT) {
+        kd_violation v = make_violation(KD_VIOLATION_DEPTH, KD_REASON_CAP_LIMIT, 0, 0);
+        v.value = tree->max_depth;
+        record(t, &v);
+    }
+}
+
+/* Sorted copies of the leaf lists, for membership tests by binary search. */
+static kd_status sort_leaf_lists(check_ctx *c, uint64_t sorted_total, kd_error *err)
+{
+    const kd_tree *tree = c->tree;
+    if (sorted_total > ((uint64_t)1 << 32))
+        return kd_error_set(err, KD_ERR_NOMEM, "leaf lists of %llu entries in all",
+                            (unsigned long long)sorted_total);
+    c->sorted = malloc((sorted_total ? sorted_total : 1) * sizeof *c->sorted);
+    if (!c->sorted)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %llu leaf entries",
+                            (unsigned long long)sorted_total);
+    for (uint32_t l = 0; l < c->num_leaves; l++) {
+        leaf_info *leaf = &c->leaves[l];
+        uint32_t *dst = c->sorted + leaf->sorted_offset;
+        memcpy(dst, tree->leaf_indices + tree->nodes[leaf->node].leaf_offset, leaf->count * sizeof *dst);
+        qsort(dst, leaf->count, sizeof *dst, compare_u32);
+    }
+    return KD_OK;
+}
+
 static kd_status walk_tree(check_ctx *c, tally *t, kd_invariant_report *rep, bool *shared,
                            uint32_t *max_node_depth, kd_error *err)
 {
@@ -129,21 +261,18 @@ static kd_status walk_tree(check_ctx *c, tally *t, kd_invariant_report *rep, boo
     size_t leaf_nodes = 0;
     for (uint32_t i = 0; i < n; i++)
         leaf_nodes += kd_node_is_leaf(tree->nodes[i]);
-    /* The stack holds one pending sibling per level in a proper tree; it
-     * grows if a broken one needs more. */
-    size_t capacity = 2 * (size_t)KD_TREE_DEPTH_LIMIT + 2;
-    walk_item *stack = malloc(capacity * sizeof *stack);
+    walk_stack s = {NULL, 0, 2 * (size_t)KD_TREE_DEPTH_LIMIT + 2};
+    s.items = malloc(s.capacity * sizeof *s.items);
     c->leaves = malloc((leaf_nodes + 1) * sizeof *c->leaves);
-    if (!stack || !c->leaves) {
-        free(stack);
+    if (!s.items || !c->leaves) {
+        free(s.items);
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory walking %u nodes", n);
     }
     uint64_t sorted_total = 0;
-    size_t top = 0;
     if (n > 0)
-        stack[top++] = (walk_item){0, 0, tree->bounds};
-    while (top > 0) {
-        walk_item it = stack[--top];
+        s.items[s.top++] = (walk_item){0, 0, tree->bounds};
+    while (s.top > 0) {
+        walk_item it = s.items[--s.top];
         kd_violation v = make_violation(KD_VIOLATION_STRUCTURE, KD_REASON_NONE, it.node, 0);
         v.depth = it.depth;
         v.box = it.box;
@@ -155,103 +284,17 @@ static kd_status walk_tree(check_ctx *c, tally *t, kd_invariant_report *rep, boo
         }
         if (it.depth > *max_node_depth)
             *max_node_depth = it.depth;
-        kd_node node = tree->nodes[it.node];
-        if (it.depth > rep->max_leaf_depth && kd_node_is_leaf(node))
-            rep->max_leaf_depth = it.depth;
-        if (kd_node_is_leaf(node)) {
-            uint64_t end = (uint64_t)node.leaf_offset + kd_node_num_prims(node);
-            if (it.depth > tree->max_depth) {
-                kd_violation d = v;
-                d.kind = KD_VIOLATION_DEPTH;
-                d.value = tree->max_depth;
-                record(t, &d);
-            }
-            if (end > tree->num_leaf_indices) {
-                c->node_state[it.node] = NODE_LEAF_BAD;
-                v.reason = KD_REASON_LEAF_RANGE;
-                v.value = node.leaf_offset;
-                record(t, &v);
-                continue;
-            }
-            c->node_state[it.node] = NODE_LEAF;
-            uint32_t count = kd_node_num_prims(node);
-            for (uint32_t j = 0; j < count; j++) {
-                uint32_t tri = tree->leaf_indices[node.leaf_offset + j];
-                if (tri >= c->num_triangles) {
-                    kd_violation bad = make_violation(KD_VIOLATION_INDEX, KD_REASON_NONE, it.node, tri);
-                    bad.depth = it.depth;
-                    bad.value = node.leaf_offset + j;
-                    record(t, &bad);
-                }
-            }
-            c->leaf_of_node[it.node] = c->num_leaves;
-            c->leaves[c->num_leaves++] =
-                (leaf_info){it.node, it.depth, count, sorted_total, it.box};
-            sorted_total += count;
-            continue;
+        walk_item below, above;
+        if (kd_node_is_leaf(tree->nodes[it.node]))
+            visit_leaf(c, t, rep, &it, v, &sorted_total);
+        else if (visit_interior(c, t, &it, v, &below, &above) && !walk_push(&s, above, below)) {
+            free(s.items);
+            return kd_error_set(err, KD_ERR_NOMEM, "out of memory walking %u nodes", n);
         }
-        /* Interior: the split must be finite and inside the node's box. */
-        int axis = kd_node_axis(node);
-        float split = node.split;
-        if (!isfinite(split) || split < it.box.lo[axis] || split > it.box.hi[axis]) {
-            kd_violation s = v;
-            s.kind = KD_VIOLATION_SPLIT;
-            s.split = split;
-            s.value = (uint32_t)axis;
-            record(t, &s);
-        }
-        uint32_t above = kd_node_above_child(node);
-        if (it.node + 1 >= n || above <= it.node + 1 || above >= n) {
-            c->node_state[it.node] = NODE_INTERIOR_BAD;
-            v.reason = KD_REASON_CHILD_RANGE;
-            v.value = above;
-            record(t, &v);
-            continue;
-        }
-        c->node_state[it.node] = NODE_INTERIOR;
-        walk_item below_item = {it.node + 1, it.depth + 1, it.box};
-        walk_item above_item = {above, it.depth + 1, it.box};
-        below_item.box.hi[axis] = split;
-        above_item.box.lo[axis] = split;
-        if (top + 2 > capacity) {
-            walk_item *grown = realloc(stack, 2 * capacity * sizeof *stack);
-            if (!grown) {
-                free(stack);
-                return kd_error_set(err, KD_ERR_NOMEM, "out of memory walking %u nodes", n);
-            }
-            stack = grown;
-            capacity *= 2;
-        }
-        stack[top++] = above_item;
-        stack[top++] = below_item;
     }
-    free(stack);
-    for (uint32_t i = 0; i < n; i++)
-        if (c->node_state[i] == NODE_UNREACHED) {
-            kd_violation v = make_violation(KD_VIOLATION_STRUCTURE, KD_REASON_UNREACHED, i, 0);
-            record(t, &v);
-        }
-    if (tree->max_depth > KD_TREE_DEPTH_LIMIT) {
-        kd_violation v = make_violation(KD_VIOLATION_DEPTH, KD_REASON_CAP_LIMIT, 0, 0);
-        v.value = tree->max_depth;
-        record(t, &v);
-    }
-    /* Sorted copies of the leaf lists, for membership tests by binary search. */
-    if (sorted_total > ((uint64_t)1 << 32))
-        return kd_error_set(err, KD_ERR_NOMEM, "leaf lists of %llu entries in all",
-                            (unsigned long long)sorted_total);
-    c->sorted = malloc((sorted_total ? sorted_total : 1) * sizeof *c->sorted);
-    if (!c->sorted)
-        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %llu leaf entries",
-                            (unsigned long long)sorted_total);
-    for (uint32_t l = 0; l < c->num_leaves; l++) {
-        leaf_info *leaf = &c->leaves[l];
-        uint32_t *dst = c->sorted + leaf->sorted_offset;
-        memcpy(dst, tree->leaf_indices + tree->nodes[leaf->node].leaf_offset,
-               leaf->count * sizeof *dst);
-        qsort(dst, leaf->count, sizeof *dst, compare_u32);
-    }
-    return KD_OK;
+    free(s.items);
+    record_unreached(c, t);
+    return sort_leaf_lists(c, sorted_total, err);
 }
 
 /* ---- 2. Coverage: every overlapping triangle is listed ---------------- */

@@ -126,6 +126,12 @@ int main(void)
     CHECK(run(args) == 2);
     snprintf(args, sizeof args, "build '%s' --bogus", scene);
     CHECK(run(args) == 2);
+    /* An unknown option is named as one, not taken for an option wanting a value. */
+    CHECK(file_has(g_err, "scankd build: unknown option '--bogus'"));
+    snprintf(args, sizeof args, "build '%s' --bogus 3", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "unknown option '--bogus'"));
+    snprintf(args, sizeof args, "stats '%s' --tree '%s' --bogus", scene, tree);
+    CHECK(run(args) == 2 && file_has(g_err, "scankd stats: unknown option '--bogus'"));
     snprintf(args, sizeof args, "build '%s' '%s'", scene, other);
     CHECK(run(args) == 2);
     snprintf(args, sizeof args, "stats '%s'", scene);
