@@ -96,42 +96,36 @@ static __device__ __forceinline__ int kd_gb_team_join(const kd_gb_clip_team &t, 
     return lo[0] <= hi[0];
 }
 
-// kd_gb_clip_split_in's result, by the whole team (every lane gets child).
-// The team's lanes call it together with the same arguments.
-static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_team &t, const float *v,
-                                                          const float *cell, const float *box, int axis,
-                                                          float pos, float (*child)[6])
+// The cell clip (kd_gb_clip_to_cell) by the team, a face at a time: lane i
+// holds point i of the polygon in p, *n points in all. 0 where the polygon
+// outgrew its room (the walk would have run out of it).
+static __device__ __forceinline__ int kd_gb_team_clip_to_cell(const kd_gb_clip_team &t, const kd_gb_split_setup &s,
+                                                              const float *v, const float *cell, double *p,
+                                                              uint32_t *n)
 {
-    const kd_gb_split_setup s = kd_gb_clip_split_setup(v, cell, box, axis, pos);
     const uint32_t i = t.lane, below_me = (1u << i) - 1u;
-    double p[3] = {0.0, 0.0, 0.0};
     if (i < 3) {
 #pragma unroll
         for (int k = 0; k < 3; k++)
             p[k] = (double)v[3 * i + k];
     }
-    // The cell clip (kd_gb_clip_to_cell), a face at a time.
     uint32_t faces = kd_gb_clip_faces(s.tlo, s.thi, cell);
-    uint32_t n = 3;
-    int ok = 1;
-    for (; faces != 0 && n > 0; faces &= faces - 1u) {
+    for (*n = 3; faces != 0 && *n > 0; faces &= faces - 1u) {
         const int face = __ffs(faces) - 1;
         const int a = face >> 1, upper = face & 1;
         const double c = upper ? (double)cell[3 + a] : (double)cell[a];
-        const uint32_t j = i + 1 < n ? i + 1 : 0;
+        const uint32_t j = i + 1 < *n ? i + 1 : 0;
         double q[3];
 #pragma unroll
         for (int k = 0; k < 3; k++)
             q[k] = kd_gb_team_get(t, p[k], j);
         const double pa = kd_gb_pick3(a, p[0], p[1], p[2]), qa = kd_gb_pick3(a, q[0], q[1], q[2]);
         const int p_in = upper ? pa <= c : pa >= c, q_in = upper ? qa <= c : qa >= c;
-        const int kept = i < n && p_in, crosses = i < n && p_in != q_in;
+        const int kept = i < *n && p_in, crosses = i < *n && p_in != q_in;
         const uint32_t kept_bits = kd_gb_team_ballot(t, kept), cross_bits = kd_gb_team_ballot(t, crosses);
         const uint32_t m = (uint32_t)(__popc(kept_bits) + __popc(cross_bits));
-        if (m > KD_GB_CLIP_MAX) { // the walk would have run out of room
-            ok = 0;
-            break;
-        }
+        if (m > KD_GB_CLIP_MAX)
+            return 0;
         const uint32_t at = (uint32_t)(__popc(kept_bits & below_me) + __popc(cross_bits & below_me));
         if (kept) {
 #pragma unroll
@@ -150,55 +144,75 @@ static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_te
                 t.at(3 * (at + (uint32_t)kept) + k) = o[k];
         }
         __syncwarp(t.mask);
-        n = m;
-        if (i < n) {
+        *n = m;
+        if (i < *n) {
 #pragma unroll
             for (int k = 0; k < 3; k++)
                 p[k] = t.at(3 * i + k);
         }
         __syncwarp(t.mask); // read before the next face writes
     }
-    // The split (kd_gb_clip_split_in's second half): each lane its point and
-    // its edge's crossing.
+    return 1;
+}
+
+// The split (kd_gb_clip_split_in's second half) by the team: each lane its
+// point p and its edge's crossing into the bounds of the sides it lies on.
+static __device__ __forceinline__ void kd_gb_team_split_points(const kd_gb_clip_team &t, const kd_gb_split_setup &s,
+                                                               int axis, float pos, const double *p, uint32_t n,
+                                                               double (*lo)[3], double (*hi)[3])
+{
+    const uint32_t i = t.lane;
+    double c, c_below, c_above;
+    kd_gb_split_band(s.mag, pos, &c, &c_below, &c_above);
+    const uint32_t j = i + 1 < n ? i + 1 : 0;
+    double q[3];
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        q[k] = kd_gb_team_get(t, p[k], j);
+    if (i >= n)
+        return;
+    const double pa = kd_gb_pick3(axis, p[0], p[1], p[2]), qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
+    if (pa <= c_below)
+        kd_gb_team_grow(lo[0], hi[0], p);
+    if (pa >= c_above)
+        kd_gb_team_grow(lo[1], hi[1], p);
+    if ((pa < c && qa > c) || (pa > c && qa < c)) {
+        double cross[3];
+        if (kd_gb_clip_cross(axis, c, p, q, cross)) {
+            kd_gb_team_grow(lo[0], hi[0], cross);
+            kd_gb_team_grow(lo[1], hi[1], cross);
+        } else { // both ends enclose the crossing
+            kd_gb_team_grow(lo[0], hi[0], p);
+            kd_gb_team_grow(lo[1], hi[1], p);
+            kd_gb_team_grow(lo[0], hi[0], q);
+            kd_gb_team_grow(lo[1], hi[1], q);
+        }
+    }
+}
+
+// kd_gb_clip_split_in's result, by the whole team (every lane gets child).
+// The team's lanes call it together with the same arguments.
+static __device__ __forceinline__ void kd_gb_clip_split_team(const kd_gb_clip_team &t, const float *v,
+                                                          const float *cell, const float *box, int axis,
+                                                          float pos, float (*child)[6])
+{
+    const kd_gb_split_setup s = kd_gb_clip_split_setup(v, cell, box, axis, pos);
+    double p[3] = {0.0, 0.0, 0.0};
+    uint32_t n = 0;
+    const int ok = kd_gb_team_clip_to_cell(t, s, v, cell, p, &n);
     double lo[2][3], hi[2][3];
 #pragma unroll
     for (int k = 0; k < 3; k++) {
         lo[0][k] = lo[1][k] = INFINITY;
         hi[0][k] = hi[1][k] = -INFINITY;
     }
-    double c, c_below, c_above;
-    kd_gb_split_band(s.mag, pos, &c, &c_below, &c_above);
-    if (ok && n > 0) {
-        const uint32_t j = i + 1 < n ? i + 1 : 0;
-        double q[3];
-#pragma unroll
-        for (int k = 0; k < 3; k++)
-            q[k] = kd_gb_team_get(t, p[k], j);
-        if (i < n) {
-            const double pa = kd_gb_pick3(axis, p[0], p[1], p[2]), qa = kd_gb_pick3(axis, q[0], q[1], q[2]);
-            if (pa <= c_below)
-                kd_gb_team_grow(lo[0], hi[0], p);
-            if (pa >= c_above)
-                kd_gb_team_grow(lo[1], hi[1], p);
-            if ((pa < c && qa > c) || (pa > c && qa < c)) {
-                double cross[3];
-                if (kd_gb_clip_cross(axis, c, p, q, cross)) {
-                    kd_gb_team_grow(lo[0], hi[0], cross);
-                    kd_gb_team_grow(lo[1], hi[1], cross);
-                } else { // both ends enclose the crossing
-                    kd_gb_team_grow(lo[0], hi[0], p);
-                    kd_gb_team_grow(lo[1], hi[1], p);
-                    kd_gb_team_grow(lo[0], hi[0], q);
-                    kd_gb_team_grow(lo[1], hi[1], q);
-                }
-            }
-        }
-    }
+    if (ok && n > 0)
+        kd_gb_team_split_points(t, s, axis, pos, p, n, lo, hi);
     const int found0 = kd_gb_team_join(t, lo[0], hi[0]);
     const int found1 = kd_gb_team_join(t, lo[1], hi[1]);
     kd_gb_clip_finish(found0, lo[0], hi[0], s.mag, s.safe[0], child[0]);
     kd_gb_clip_finish(found1, lo[1], hi[1], s.mag, s.safe[1], child[1]);
 }
 
-#endif // __CUDACC__
+#endif // KD_DEVICE_CODE
 #endif

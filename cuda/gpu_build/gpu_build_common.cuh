@@ -101,10 +101,8 @@ struct __align__(16) kd_gb_small_root {
 
 // The node pool: every node of the tree once, in any order (the output
 // stage orders them). kind: an axis 0..2 for interior nodes, or a leaf kind.
-// KD_GB_POOL_DEAD marks a pool slot that belongs to no tree, which the
-// output skips (no stage leaves one now: the small stage takes exactly the
-// slots it fills).
-enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4, KD_GB_POOL_DEAD = 5 };
+// Every stage fills exactly the slots it takes, so no slot is left empty.
+enum { KD_GB_POOL_LEAF_LIST = 3, KD_GB_POOL_LEAF_MASK = 4 };
 struct __align__(16) kd_gb_pool_node {
     uint32_t kind;
     float split;           // interior
@@ -116,7 +114,7 @@ struct __align__(16) kd_gb_pool_node {
 };
 
 // One pool record: interior (kind = axis; a, b: the children), list leaf (a:
-// first leaf reference, b: count), mask leaf (a: small root; mask), or dead.
+// first leaf reference, b: count), or mask leaf (a: small root; mask).
 static __host__ __device__ __forceinline__ kd_gb_pool_node kd_gb_pool_record(
     uint32_t kind, float split, uint32_t a, uint32_t b, unsigned long long mask, uint32_t parent,
     uint32_t depth)
@@ -138,10 +136,9 @@ enum { KD_GB_MAX_WAVES = KD_TREE_DEPTH_LIMIT + 1 };
 
 // A small-stage wave: its task slots, the node pass's runs taken past each
 // warp's first, the straddlers it queued for its clip pass, and its member
-// entries (which the emulation's member pass walks). Wave w's clip pass
-// sets wave w + 1's, in the other of two, which nothing reads meanwhile:
-// no block need wait for the others (a ticket of every block's cost about
-// 1.3 us a wave on an H100).
+// entries. Wave w's clip pass sets wave w + 1's, in the other of two, which
+// nothing reads meanwhile: no block need wait for the others (a ticket of
+// every block's would cost each wave).
 struct kd_gb_wave_state {
     uint32_t begin, end;
     uint32_t next;
@@ -169,7 +166,7 @@ struct kd_gb_scalars {
     kd_gb_wave_state wave[2];  // small stage: wave w's in wave[w % 2], the next one's set by w's clip pass
     uint32_t clip_count;       // large level: straddlers queued for clipping
     uint32_t total_leaf_refs;  // output: references in all leaves
-    uint32_t total_nodes;      // output: nodes of the tree (the pool less any dead slots)
+    uint32_t total_nodes;      // output: nodes of the tree
     uint32_t bad_index;        // preprocess: a vertex index was out of range
     uint32_t bad_vertex;       // preprocess: 0, or 1 + the highest vertex a triangle names with a coordinate not finite
     uint32_t broken_pool;      // output: the pool is corrupt (see subtree sizes)
@@ -421,9 +418,8 @@ static __host__ __device__ __forceinline__ uint32_t kd_gb_ctz64(unsigned long lo
 // The position of the set bit of x that has n set bits below it (n < popc(x)).
 // By halves: where the lower half holds fewer set bits than n, the bit is in
 // the upper one. sm_90 has no instruction for __fns, which the compiler
-// emulated in about 50 instructions with a branch (5% of a node pass's
-// instructions, ncu); these are about 25, without one. The same code on the
-// host and the device.
+// emulates with a branch and twice the instructions of this search. The
+// same code on the host and the device.
 static __host__ __device__ __forceinline__ uint32_t kd_gb_nth_bit64(unsigned long long x, uint32_t n)
 {
     uint32_t low = (uint32_t)x, low_count = (uint32_t)kd_gb_popc64(low);

@@ -112,7 +112,7 @@ struct kd_gb_poly_local {
 // coordinates lie THREADS doubles apart, so the lanes of a warp reach their
 // own points (different ones: lanes keep and cross differently) without
 // bank conflicts. In local memory the same stores scatter a sector per lane
-// and go through to L2: the dragon's clip passes sent 768 MB there per wave.
+// and go through to L2.
 template <int THREADS>
 struct kd_gb_poly_shared {
     double *column; // the thread's first coordinate

@@ -142,12 +142,12 @@ struct size_walk {
     }
 
     // Starts a walk at node i where its sizes are known: a leaf, or an
-    // interior node whose children lie in [lo, hi). Others (dead, or summed
-    // on the way up) start none.
+    // interior node whose children lie in [lo, hi). Others (summed on the
+    // way up) start none.
     __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
     {
         const kd_gb_pool_node node = pool[i];
-        if (node.kind == KD_GB_POOL_DEAD || (node.kind < 3 && (node.a < lo || node.a >= hi)))
+        if (node.kind < 3 && (node.a < lo || node.a >= hi))
             return;
         unsigned long long nodes, refs;
         if (own(i, node, lo, hi, &nodes, &refs))
@@ -181,8 +181,6 @@ struct wave_sizes {
         const uint32_t i = first + k;
         walk.places[i] = 0;
         const kd_gb_pool_node node = walk.pool[i];
-        if (node.kind == KD_GB_POOL_DEAD)
-            return;
         const uint32_t p = node.parent;
         if (p == KD_GB_NONE || p >= i || walk.pool[p].kind >= 3 ||
             (walk.pool[p].a != i && walk.pool[p].b != i)) {
@@ -293,11 +291,8 @@ struct place_nodes {
         if (*broken)
             return; // the sizes are not to be trusted: a wait might not end
         const kd_gb_pool_node node = pool[i];
-        if (node.kind == KD_GB_POOL_DEAD)
-            return; // no node names it
         // What the node needs besides its place, loaded before it waits for
-        // that, so that the loads overlap the wait (ncu on the dragon's
-        // placement: most of the stalls were on these loads after it).
+        // that, so that the loads overlap the wait.
         subtree_size under = {0, 0};
         uint32_t first = 0;
         if (node.kind < 3)
@@ -363,7 +358,7 @@ struct place_nodes {
 // an earlier build's array holds.
 kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err)
 {
-    const size_t num_nodes = s->pool_count; // pool slots, dead ones included
+    const size_t num_nodes = s->pool_count; // a node per pool slot
     size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
