@@ -161,14 +161,20 @@ int kd_cli_parse(const kd_cli_command *cmd, int argc, char **argv, void *args, k
     if (cmd->num_options > KD_CLI_MAX_OPTIONS) /* a table to split, caught by any run */
         return kd_cli_usage_error(cmd->name, "%zu option rows, more than %d", cmd->num_options,
                                   (int)KD_CLI_MAX_OPTIONS);
+    bool options_ended = false; /* after "--" every word is an argument */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (kd_cli_is_help(arg)) {
+        if (!options_ended && strcmp(arg, "--") == 0) {
+            options_ended = true;
+            continue;
+        }
+        if (!options_ended && kd_cli_is_help(arg)) {
             kd_cli_print_help(cmd, stdout);
             return KD_EXIT_OK;
         }
-        const int row = find_row(cmd, is_option(arg) ? arg : NULL);
-        if (row < 0 && is_option(arg))
+        const bool option = !options_ended && is_option(arg);
+        const int row = find_row(cmd, option ? arg : NULL);
+        if (row < 0 && option)
             return kd_cli_usage_error(cmd->name, "unknown option '%s'", arg);
         if (row < 0)
             return kd_cli_usage_error(cmd->name, "unexpected argument '%s'", arg);
@@ -271,11 +277,16 @@ static void print_wrapped(FILE *f, const char *text, int indent)
     fputc('\n', f);
 }
 
-/* "  -o, --output FILE" */
+/* "  -o, --output FILE"; a long alias, an older spelling, comes after the
+ * name: "  --repeats, --builds N". */
 static void format_label(const kd_cli_option *o, char *out, size_t bytes)
 {
-    snprintf(out, bytes, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
-             o->metavar ? " " : "", o->metavar ? o->metavar : "");
+    const char *meta_gap = o->metavar ? " " : "", *meta = o->metavar ? o->metavar : "";
+    if (o->alias && o->alias[1] == '-')
+        snprintf(out, bytes, "  %s, %s%s%s", o->name, o->alias, meta_gap, meta);
+    else
+        snprintf(out, bytes, "  %s%s%s%s%s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                 meta_gap, meta);
 }
 
 /* The help column: after the longest label that fits before HELP_MAX_COLUMN. */

@@ -42,7 +42,7 @@ typedef int (*kd_cli_parse_fn)(const char *command, int argc, char **argv, int *
 typedef struct kd_cli_option {
     kd_cli_kind kind;
     const char *name;         /* "--threads"; NULL for headings and positionals */
-    const char *alias;        /* another spelling ("-o"), or NULL */
+    const char *alias;        /* another spelling ("-o"; or an older long one, "--builds"), or NULL */
     const char *metavar;      /* the value in the help list: "N", "FILE", "W H" */
     size_t offset;            /* of the value in the command's argument struct */
     double min, max;          /* INT and FLOAT: the accepted range */
@@ -88,7 +88,8 @@ typedef struct kd_cli_seen {
 /* Parses argv[1..argc) into args (already holding the defaults): -1 to go
  * on, KD_EXIT_OK after -h or --help (help printed on stdout), or
  * KD_EXIT_USAGE (message printed). An unknown option ("-x"; a lone "-" is
- * an argument) is a usage error, whatever follows it. seen may be NULL. */
+ * an argument) is a usage error, whatever follows it; "--" ends the options
+ * (every word after it is an argument). seen may be NULL. */
 int kd_cli_parse(const kd_cli_command *cmd, int argc, char **argv, void *args, kd_cli_seen *seen);
 
 /* True when the option of that name was given. */

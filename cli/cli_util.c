@@ -48,3 +48,17 @@ int kd_cli_scene_argument(const char *command, const char *arg, const char **sce
     *scene = arg;
     return KD_EXIT_OK;
 }
+
+bool kd_cli_is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
+
+bool kd_cli_check_outputs(const char *command, const char *const *paths, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kd_error err;
+        if (paths[i] && kd_check_output_path(paths[i], &err) != KD_OK) {
+            kd_cli_error(command, "%s", err.message);
+            return false;
+        }
+    }
+    return true;
+}

@@ -45,6 +45,15 @@ const char *kd_cli_option_value(const char *command, int argc, char **argv, int 
  * returns KD_EXIT_OK. */
 int kd_cli_scene_argument(const char *command, const char *arg, const char **scene);
 
+/* Checks that each of the n output paths (NULL entries skipped) can be
+ * written, before any work: prints "scankd <command>: cannot write ..." and
+ * returns false at the first that cannot. */
+bool kd_cli_check_outputs(const char *command, const char *const *paths, int n);
+
+/* True when path is "-": the output goes to stdout, which then carries it
+ * alone (the text report is left out). */
+bool kd_cli_is_stdout(const char *path);
+
 /* True when a CUDA device is usable (queried once; in cmd_render_common.c,
  * with the --device choice, so that this file needs no CUDA). */
 bool kd_cli_have_gpu(void);

@@ -29,7 +29,8 @@ typedef struct bench_args {
     int num_scenes;
     int device;              /* index in k_devices, as asked for */
     int devices;             /* BENCH_CPU | BENCH_GPU, from device */
-    int builds;              /* timed builds per scene and device */
+    int builds;              /* timed builds per scene and device (--repeats) */
+    int threads;             /* CPU builder and ray caster workers; 0: all cores */
     int width, height;
     int render_repeats;      /* GPU timed launches */
     const char *json_path, *csv_path;
@@ -96,16 +97,16 @@ static int parse_scene(const char *command, int argc, char **argv, int *i, void 
     return KD_EXIT_OK;
 }
 
-/* --size W H (dest: the whole bench_args). */
+/* --size WxH or W H (dest: the whole bench_args). */
 static int parse_size(const char *command, int argc, char **argv, int *i, void *dest)
 {
     bench_args *a = dest;
-    long w, h;
-    if (*i + 2 >= argc || !kd_parse_int(argv[*i + 1], 1, 16384, &w) || !kd_parse_int(argv[*i + 2], 1, 16384, &h))
-        return kd_cli_usage_error(command, "--size takes W H, each in 1..16384");
-    a->width = (int)w;
-    a->height = (int)h;
-    *i += 2;
+    kd_camera_request req = {0};
+    kd_error err;
+    if (kd_camera_parse_option(argc, argv, i, &req, &err) < 0)
+        return kd_cli_usage_error(command, "%s", err.message);
+    a->width = req.width;
+    a->height = req.height;
     return KD_EXIT_OK;
 }
 
@@ -115,10 +116,12 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .parse = parse_scene},
     {.kind = KD_CLI_ENUM, .name = "--device", .metavar = "KIND", .offset = ARG(device), .names = k_devices,
      .help = "cpu, gpu, both or auto (default %D: both when a GPU is present, else cpu)"},
-    {.kind = KD_CLI_INT, .name = "--builds", .metavar = "N", .offset = ARG(builds), .min = 1, .max = 1000,
-     .help = "timed builds per scene and device, %R (default %D)"},
-    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "W H", .parse = parse_size,
-     .help = "image for the ray-casting figure (default 1920 1080)"},
+    {.kind = KD_CLI_INT, .name = "--repeats", .alias = "--builds", .metavar = "N", .offset = ARG(builds),
+     .min = 1, .max = 1000, .help = "timed builds per scene and device, %R (default %D)"},
+    {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
+     .help = "CPU builder and ray caster worker threads, %R (default: all cores)"},
+    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "WxH", .parse = parse_size,
+     .help = "image for the ray-casting figure, WxH (or W H), each 1..16384 (default 1920x1080)"},
     {.kind = KD_CLI_INT, .name = "--render-repeats", .metavar = "N", .offset = ARG(render_repeats), .min = 1,
      .max = 1000, .help = "timed GPU render launches, %R (default %D)"},
     {.kind = KD_CLI_ENUM, .name = "--large-split", .metavar = "KIND", .offset = ARG(large_split),
@@ -130,9 +133,9 @@ static const kd_cli_option k_options[] = {
      .help = "GPU large and medium stages' empty cuts, %R (default: the build rules' min empty "
              "fraction)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
-     .help = "write the results as JSON"},
+     .help = "write the results as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_STRING, .name = "--csv", .metavar = "FILE|-", .offset = ARG(csv_path),
-     .help = "write the results as CSV"},
+     .help = "write the results as CSV ('-': stdout, which then carries only the CSV)"},
 };
 
 #undef ARG
@@ -160,6 +163,11 @@ static int parse_args(int argc, char **argv, bench_args *a)
         return code;
     if (a->num_scenes == 0)
         return kd_cli_usage_error(k_cmd, "no scene given");
+    if (kd_cli_is_stdout(a->csv_path) && kd_cli_is_stdout(a->json_path))
+        return kd_cli_usage_error(k_cmd, "--csv and --json cannot both write to stdout");
+    const char *outputs[] = {a->json_path, a->csv_path};
+    if (!kd_cli_check_outputs(k_cmd, outputs, 2))
+        return KD_EXIT_FAILURE;
     static const int devices[] = {BENCH_CPU, BENCH_GPU, BENCH_CPU | BENCH_GPU, BENCH_CPU};
     a->devices = devices[a->device];
     if (a->device == BENCH_DEVICE_AUTO && kd_cli_have_gpu())
@@ -176,11 +184,12 @@ static int parse_args(int argc, char **argv, bench_args *a)
 /* ---- Steps ---------------------------------------------------------------------- */
 
 /* Builds on the CPU builds+1 times; keeps the last tree. */
-static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, kd_tree *tree, bench_row *row,
+static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, int threads, kd_tree *tree, bench_row *row,
                                  kd_error *err)
 {
     kd_build_params params;
     kd_build_params_default(&params);
+    params.num_threads = threads;
     double *ms = malloc(sizeof(double) * (size_t)builds);
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
@@ -200,14 +209,14 @@ static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, kd_tree *tree,
     return st;
 }
 
-static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, const kd_camera *cam,
+static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, const kd_camera *cam, int threads,
                                   bench_row *row, kd_error *err)
 {
     float *tri_verts = NULL;
     kd_render_buffers buf = {0};
     kd_trace_scene trace;
     kd_render_stats rs;
-    kd_render_options opts = {0};
+    kd_render_options opts = {threads, NULL, NULL};
     kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
     if (!st)
         st = kd_trace_scene_init(&trace, tree, tri_verts, mesh->num_triangles, err);
@@ -278,6 +287,23 @@ static void print_table(FILE *f, const bench_row *rows, int n)
     }
 }
 
+/* A CSV field, quoted (quotes doubled) when it holds a comma, a quote or a
+ * line break: a scene's name is the user's. */
+static void write_csv_field(FILE *f, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', f);
+        fputc(*text, f);
+    }
+    fputc('"', f);
+}
+
 static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n, kd_error *err)
 {
     if (a->csv_path) {
@@ -290,8 +316,9 @@ static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n
                           "width,height,rays_per_second\n");
         for (int i = 0; i < n; i++) {
             const bench_row *r = &rows[i];
-            fprintf(out.file, "%s,%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f\n",
-                    r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
+            write_csv_field(out.file, r->scene);
+            fprintf(out.file, ",%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f\n", r->device,
+                    r->num_triangles, r->load_ms, r->build_median_ms,
                     r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
                     r->stats.num_leaves, r->stats.num_empty_leaves, r->stats.max_leaf_depth,
                     r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second);
@@ -365,12 +392,12 @@ static kd_status bench_scene(const bench_args *a, const char *path, bench_row *r
     cpu.device = "cpu";
     const int timed_cpu = a->devices & BENCH_CPU;
     if (!st)
-        st = bench_cpu_build(&mesh, timed_cpu ? a->builds : 0, &cpu_tree, &cpu, err);
+        st = bench_cpu_build(&mesh, timed_cpu ? a->builds : 0, a->threads, &cpu_tree, &cpu, err);
     if (!st) {
         kd_tree_compute_stats(&cpu_tree, &constants, &cpu.stats);
         cpu.sah_ratio = 1.0;
     }
-    if (!st && timed_cpu && !(st = bench_cpu_render(&cpu_tree, &mesh, &cam, &cpu, err)))
+    if (!st && timed_cpu && !(st = bench_cpu_render(&cpu_tree, &mesh, &cam, a->threads, &cpu, err)))
         rows[(*num_rows)++] = cpu;
     if (!st && (a->devices & BENCH_GPU)) {
         bench_row gpu = base;
@@ -401,12 +428,14 @@ int kd_cmd_bench(int argc, char **argv)
     kd_status st = rows ? KD_OK : kd_error_set(&err, KD_ERR_NOMEM, "out of memory");
     for (int s = 0; s < a.num_scenes && !st; s++)
         st = bench_scene(&a, a.scenes[s], rows, &num_rows, &err);
-    if (!st) {
+    /* A '-' output takes stdout for its data alone. */
+    if (!st && !kd_cli_is_stdout(a.json_path) && !kd_cli_is_stdout(a.csv_path)) {
         printf("primary rays at %dx%d, default framing; build ms: median of %d after a warm-up\n",
                a.width, a.height, a.builds);
         print_table(stdout, rows, num_rows);
-        st = write_outputs(&a, rows, num_rows, &err);
     }
+    if (!st)
+        st = write_outputs(&a, rows, num_rows, &err);
     if (st)
         kd_cli_error(k_cmd, "%s", err.message);
     free(rows);

@@ -66,7 +66,8 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
     KD_CLI_DEVICE_OPTION(ARG(device), "; gpu without a device fails"),
     {.kind = KD_CLI_STRING, .name = "--save", .metavar = "FILE", .offset = ARG(save_path),
-     .help = "write the tree to FILE (versioned binary format)"},
+     .help = "write the tree to FILE (versioned binary format, with the mesh's fingerprint and the "
+             "builder)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "also write the figures as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no statistics block"},
@@ -170,6 +171,8 @@ static int parse_args(int argc, char **argv, build_options *o)
         return code;
     if (!o->scene)
         return kd_cli_usage_error(k_cmd, "no scene given");
+    if (kd_cli_is_stdout(o->save_path))
+        return kd_cli_usage_error(k_cmd, "--save takes a file name, not '-'");
     o->gpu_only = seen.first_gpu_only;
     if (o->gpu_only && o->device == KD_CLI_DEVICE_CPU)
         return kd_cli_usage_error(k_cmd, "%s applies to the GPU builder only, not --device cpu", o->gpu_only);
@@ -251,7 +254,10 @@ static int write_files(const build_options *o, const build_result *r)
 {
     kd_error err;
     kd_error_clear(&err);
-    if (o->save_path && kd_tree_save(&r->tree, o->save_path, &err)) {
+    kd_tree_origin origin;
+    kd_tree_origin_init(&origin, &r->mesh, r->on_gpu ? KD_TREE_BUILDER_GPU : KD_TREE_BUILDER_CPU,
+                        r->on_gpu ? kd_scene_gpu_rules_hash(&r->gpu.opts) : kd_tree_rules_hash_cpu(&o->params));
+    if (o->save_path && kd_tree_save(&r->tree, &origin, o->save_path, &err)) {
         kd_cli_error(k_cmd, "%s", err.message);
         return KD_EXIT_FAILURE;
     }
@@ -275,6 +281,9 @@ int kd_cmd_build(int argc, char **argv)
     int code = parse_args(argc, argv, &o);
     if (code >= 0)
         return code;
+    const char *outputs[] = {o.save_path, o.json_path};
+    if (!kd_cli_check_outputs(k_cmd, outputs, 2))
+        return KD_EXIT_FAILURE;
     code = choose_device(&o);
     if (code >= 0)
         return code;

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
+#include "cmd_render_common.h"
 #include "commands.h"
 
 static const char *const k_cmd = "demo";
@@ -54,47 +56,89 @@ static bool find_default_scene(char *path, size_t bytes)
     return false;
 }
 
-static void print_usage(FILE *f)
+typedef struct demo_args {
+    const char *scene, *dir;
+    int device; /* index in kd_cli_device_names */
+} demo_args;
+
+static void print_about(FILE *f)
 {
     char scene[2 * 4096 + 256];
     bool found = find_default_scene(scene, sizeof scene);
     fprintf(f,
-            "usage: scankd demo [SCENE.obj] [-o DIR] [--device gpu|cpu|auto]\n"
+            "usage: scankd demo [SCENE.obj] [options]\n"
             "\n"
             "Builds a kd-tree over SCENE (default: the project's Cornell box,\n"
             "%s%s), renders a shaded image and a traversal heat map,\n"
-            "then verifies the tree (exhaustive invariants and ray agreement with brute force).\n"
-            "\n"
-            "options:\n"
-            "  -o DIR             folder for the images (default out)\n"
-            "  --device KIND      where to build and trace: gpu, cpu or auto (default auto)\n"
-            "  -h, --help         show this help\n"
-            "\n"
-            "Exit status: 0 when the tree verified, 1 on any failure, 2 usage error.\n",
+            "then verifies the tree (exhaustive invariants and ray agreement with brute force).\n",
             found ? "" : "missing: looked for ", scene);
+}
+
+static void set_defaults(void *args)
+{
+    demo_args *a = args;
+    memset(a, 0, sizeof *a);
+    a->dir = "out";
+}
+
+static const kd_cli_option k_options[] = {
+    {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = offsetof(demo_args, scene)},
+    {.kind = KD_CLI_STRING, .name = "--out-dir", .alias = "-o", .metavar = "DIR",
+     .offset = offsetof(demo_args, dir),
+     .help = "folder for the images, made when missing (default %D); -o, kept for older scripts, names "
+             "the folder here, where the other commands' -o names a file"},
+    {.kind = KD_CLI_ENUM, .name = "--device", .metavar = "KIND", .offset = offsetof(demo_args, device),
+     .names = kd_cli_device_names, .expects = "gpu, cpu or auto",
+     .help = "where to build and trace: gpu, cpu or auto (default %D)"},
+};
+
+static const kd_cli_command k_command = {
+    .name = "demo",
+    .about = print_about,
+    .options = k_options,
+    .num_options = KD_CLI_COUNT(k_options),
+    .epilog = "Exit status: 0 when the tree verified, 1 on any failure, 2 usage error.\n",
+    .style = KD_CLI_SAY_EXPECTED,
+    .args_size = sizeof(demo_args),
+    .defaults = set_defaults,
+};
+
+/* The images the demo writes into a folder. */
+enum { DEMO_SHADED, DEMO_STEPS, DEMO_VERIFY, DEMO_NUM_IMAGES };
+static const char *const k_image_names[DEMO_NUM_IMAGES] = {"demo_shaded.png", "demo_steps.png",
+                                                           "demo_verify.png"};
+static const char *const k_image_about[DEMO_NUM_IMAGES] = {
+    "shaded render", "heat map of traversal steps per ray", "verification image (mismatches in red)"};
+
+/* Renders both images in one run (one build), then verifies. "--" keeps a
+ * scene named like an option an argument. */
+static int run_steps(const demo_args *a, const char *scene, char paths[][1024])
+{
+    char pattern[1024];
+    snprintf(pattern, sizeof pattern, "%s/demo.png", a->dir); /* render adds _shaded and _steps */
+    char *device = (char *)kd_cli_device_names[a->device];
+    printf("== scankd render %s\n", scene);
+    fflush(stdout);
+    char *render[] = {"render", "--device", device, "--image", "shaded", "--image", "steps", "-o", pattern,
+                      "--", (char *)scene, NULL};
+    int rc = kd_cmd_render_as(k_cmd, 11, render);
+    if (rc != KD_EXIT_OK)
+        return rc;
+    printf("\n== scankd verify %s\n", scene);
+    fflush(stdout);
+    char *verify[] = {"verify", "--device", device, "-o", paths[DEMO_VERIFY], "--", (char *)scene, NULL};
+    return kd_cmd_verify_as(k_cmd, 7, verify);
 }
 
 int kd_cmd_demo(int argc, char **argv)
 {
-    const char *scene = NULL, *dir = "out", *device = "auto";
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            print_usage(stdout);
-            return KD_EXIT_OK;
-        } else if (strcmp(arg, "-o") == 0) {
-            if (!(dir = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-        } else if (strcmp(arg, "--device") == 0) {
-            if (!(device = kd_cli_option_value(k_cmd, argc, argv, &i)))
-                return KD_EXIT_USAGE;
-            if (strcmp(device, "gpu") && strcmp(device, "cpu") && strcmp(device, "auto"))
-                return kd_cli_usage_error(k_cmd, "--device '%s': expected gpu, cpu or auto", device);
-        } else if (kd_cli_scene_argument(k_cmd, arg, &scene) != KD_EXIT_OK) {
-            return KD_EXIT_USAGE;
-        }
-    }
+    demo_args a;
+    set_defaults(&a);
+    int code = kd_cli_parse(&k_command, argc, argv, &a, NULL);
+    if (code >= 0)
+        return code;
     char default_scene[2 * 4096 + 256];
+    const char *scene = a.scene;
     if (!scene) {
         if (!find_default_scene(default_scene, sizeof default_scene)) {
             kd_cli_error(k_cmd, "the default scene is missing: looked for %s; name a scene: "
@@ -103,30 +147,18 @@ int kd_cmd_demo(int argc, char **argv)
         }
         scene = default_scene;
     }
-
-    char shaded[1024], steps[1024], diff[1024];
-    snprintf(shaded, sizeof shaded, "%s/demo_shaded.png", dir);
-    snprintf(steps, sizeof steps, "%s/demo_steps.png", dir);
-    snprintf(diff, sizeof diff, "%s/demo_verify.png", dir);
-
-    printf("== scankd render %s\n", scene);
-    fflush(stdout);
-    char *render_shaded[] = {"render", (char *)scene, "--device", (char *)device, "--image", "shaded",
-                             "-o", shaded, NULL};
-    int rc = kd_cmd_render(8, render_shaded);
-    if (rc != KD_EXIT_OK)
-        return rc;
-    char *render_steps[] = {"render", (char *)scene, "--device", (char *)device, "--image", "steps",
-                            "-o", steps, "--quiet", NULL};
-    rc = kd_cmd_render(9, render_steps);
-    if (rc != KD_EXIT_OK)
-        return rc;
-    printf("\n== scankd verify %s\n", scene);
-    fflush(stdout);
-    char *verify[] = {"verify", (char *)scene, "--device", (char *)device, "-o", diff, NULL};
-    rc = kd_cmd_verify(6, verify);
-    if (rc != KD_EXIT_OK)
-        return rc;
-    printf("\ndemo: wrote %s, %s and %s\n", shaded, steps, diff);
+    kd_error err;
+    if (kd_check_output_dir(a.dir, &err) != KD_OK) {
+        kd_cli_error(k_cmd, "%s", err.message);
+        return KD_EXIT_FAILURE;
+    }
+    char paths[DEMO_NUM_IMAGES][1024];
+    for (int i = 0; i < DEMO_NUM_IMAGES; i++)
+        snprintf(paths[i], sizeof paths[i], "%s/%s", a.dir, k_image_names[i]);
+    if ((code = run_steps(&a, scene, paths)) != KD_EXIT_OK)
+        return code;
+    printf("\ndemo: wrote %d images\n", DEMO_NUM_IMAGES);
+    for (int i = 0; i < DEMO_NUM_IMAGES; i++)
+        printf("  %-40s %s\n", paths[i], k_image_about[i]);
     return KD_EXIT_OK;
 }

@@ -98,8 +98,8 @@ static void print_report(const char *path, const kd_mesh *mesh, const kd_obj_fil
            (unsigned long long)dropped, (unsigned long long)mesh->num_dropped_nonfinite,
            (unsigned long long)mesh->num_dropped_zero_area);
     printf("triangles       %u\n", mesh->num_triangles);
-    printf("bounds          [%g, %g, %g] .. [%g, %g, %g]\n", box->lo[0], box->lo[1], box->lo[2],
-           box->hi[0], box->hi[1], box->hi[2]);
+    printf("bounds          [%g, %g, %g] .. [%g, %g, %g]\n", box->lo[0] + 0.0, box->lo[1] + 0.0,
+           box->lo[2] + 0.0, box->hi[0] + 0.0, box->hi[1] + 0.0, box->hi[2] + 0.0); /* + 0.0: no "-0" */
     printf("load time       %.3f ms (%.1f MB/s)\n", seconds * 1e3,
            (double)info->text_bytes / 1e6 / seconds);
 }
@@ -114,6 +114,8 @@ int kd_cmd_info(int argc, char **argv)
     if (!scene)
         return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd info SCENE.obj [--json FILE|-])");
 
+    if (!kd_cli_check_outputs(k_cmd, &json_path, 1))
+        return KD_EXIT_FAILURE;
     kd_mesh mesh;
     kd_obj_file_info info;
     kd_error err;

@@ -26,6 +26,7 @@ typedef struct profile_args {
     int sweep_min_log2, sweep_max_log2; /* -1: the main range */
     const char *csv_path, *json_path, *chart_path;
     bool no_chart;
+    FILE *text;                         /* the tables, or NULL when stdout carries CSV or JSON */
 } profile_args;
 
 /* ---- Options ------------------------------------------------------------------ */
@@ -168,8 +169,8 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_INT, .name = "--max-log2", .metavar = "B", .offset = ARG(max_log2), .min = MIN_LOG2,
      .max = MAX_LOG2,
      .help = "largest size 2^B (sizes that do not fit in free device memory are skipped, with a note)"},
-    {.kind = KD_CLI_INT, .name = "--reps", .metavar = "N", .offset = ARG(options.reps), .min = 1, .max = 10000,
-     .help = "timed runs per measurement, median reported (default %D)"},
+    {.kind = KD_CLI_INT, .name = "--repeats", .alias = "--reps", .metavar = "N", .offset = ARG(options.reps),
+     .min = 1, .max = 10000, .help = "timed runs per measurement, median reported (default %D)"},
     {.kind = KD_CLI_INT, .name = "--warmup", .metavar = "N", .offset = ARG(options.warmup), .min = 0,
      .max = 10000, .help = "untimed runs before them (default %D)"},
     {.kind = KD_CLI_CUSTOM, .name = "--op", .metavar = "min|max", .offset = ARG(options.op), .parse = parse_op,
@@ -182,9 +183,9 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_INT, .name = "--seed", .metavar = "N", .offset = ARG(seed), .min = 0, .max = 0x7fffffff,
      .expects = "a non-negative integer", .help = "seed of the random inputs (default %D)"},
     {.kind = KD_CLI_STRING, .name = "--csv", .metavar = "FILE|-", .offset = ARG(csv_path),
-     .help = "every row as CSV"},
+     .help = "every row as CSV ('-': stdout, which then carries only the CSV)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
-     .help = "every row as JSON"},
+     .help = "every row as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_STRING, .name = "--chart", .metavar = "PATH", .offset = ARG(chart_path),
      .help = "chart of GB/s against n, one line per variant (default out/profile_<what>.png; "
              "'<what>' is replaced by the primitive's name, added before '.png' when absent and "
@@ -228,8 +229,9 @@ static int parse_args(int argc, char **argv, profile_args *a)
         any_what = any_what || a->what[w];
     for (int w = 0; w < KD_PROFILE_NUM_WHAT && !any_what; w++)
         a->what[w] = true;
-    if (a->csv_path && a->json_path && strcmp(a->csv_path, "-") == 0 && strcmp(a->json_path, "-") == 0)
+    if (kd_cli_is_stdout(a->csv_path) && kd_cli_is_stdout(a->json_path))
         return kd_cli_usage_error(k_command.name, "--csv and --json cannot both write to stdout");
+    a->text = kd_cli_is_stdout(a->csv_path) || kd_cli_is_stdout(a->json_path) ? NULL : stdout;
     return -1;
 }
 
@@ -256,6 +258,27 @@ static void chart_path_for(const profile_args *a, kd_profile_what what, int num_
         snprintf(out, bytes, "%s", pattern);
 }
 
+/* Every file the run will write, checked before any GPU work. */
+static bool check_outputs(const profile_args *a)
+{
+    const char *files[] = {a->csv_path, a->json_path};
+    if (!kd_cli_check_outputs(k_command.name, files, 2))
+        return false;
+    int num_what = 0;
+    for (int w = 0; w < KD_PROFILE_NUM_WHAT; w++)
+        num_what += a->what[w];
+    for (int w = 0; w < KD_PROFILE_NUM_WHAT && !a->no_chart; w++) {
+        char path[1024];
+        const char *chart = path;
+        if (!a->what[w])
+            continue;
+        chart_path_for(a, (kd_profile_what)w, num_what, path, sizeof path);
+        if (!kd_cli_check_outputs(k_command.name, &chart, 1))
+            return false;
+    }
+    return true;
+}
+
 static bool any_failed(const kd_profile_row *rows, int count)
 {
     for (int i = 0; i < count; i++)
@@ -279,7 +302,8 @@ static kd_status profile_sizes(kd_profile_context *ctx, const profile_args *a, k
             char reason[160];
             snprintf(reason, sizeof reason, "needs %.2f GiB of device memory, %.2f GiB free",
                      need / 1073741824.0, free_bytes / 1073741824.0);
-            fflush(stdout); /* keep the message next to the table it interrupts */
+            if (a->text)
+                fflush(a->text); /* keep the message next to the table it interrupts */
             kd_cli_error(k_command.name, "%s at 2^%d skipped: %s", kd_profile_what_name(what), l, reason);
             if (!sweep) {
                 kd_status s = kd_profile_results_skip(results, what, n, reason, err);
@@ -295,8 +319,8 @@ static kd_status profile_sizes(kd_profile_context *ctx, const profile_args *a, k
                                              err);
         if (s != KD_OK)
             return s;
-        if (!sweep)
-            kd_profile_print_rows(stdout, rows, count);
+        if (!sweep && a->text)
+            kd_profile_print_rows(a->text, rows, count);
         s = kd_profile_results_add(results, rows, count, sweep, err);
         if (s != KD_OK)
             return s;
@@ -310,19 +334,22 @@ static kd_status profile_one(kd_profile_context *ctx, const profile_args *a, kd_
                              kd_profile_results *results, kd_error *err)
 {
     const kd_profile_device *device = kd_profile_context_device(ctx);
-    kd_profile_print_header(stdout, what, device, &a->options);
+    if (a->text)
+        kd_profile_print_header(a->text, what, device, &a->options);
     kd_status s = profile_sizes(ctx, a, what, false, results, err);
     if (s != KD_OK)
         return s;
-    kd_profile_print_summary(stdout, what, results);
+    if (a->text)
+        kd_profile_print_summary(a->text, what, results);
     if (a->num_block_sizes > 0) {
         s = profile_sizes(ctx, a, what, true, results, err);
         if (s == KD_ERR_UNSUPPORTED) {
             /* No variant of this primitive has a block size to choose. */
-            printf("\n-- block-size sweep, %s: %s\n", kd_profile_what_name(what), err->message);
+            if (a->text)
+                fprintf(a->text, "\n-- block-size sweep, %s: %s\n", kd_profile_what_name(what), err->message);
             kd_error_clear(err);
-        } else if (s == KD_OK) {
-            kd_profile_print_sweep(stdout, what, results, a->block_sizes, a->num_block_sizes);
+        } else if (s == KD_OK && a->text) {
+            kd_profile_print_sweep(a->text, what, results, a->block_sizes, a->num_block_sizes);
         } else {
             return s;
         }
@@ -333,7 +360,8 @@ static kd_status profile_one(kd_profile_context *ctx, const profile_args *a, kd_
     chart_path_for(a, what, num_what, path, sizeof path);
     s = kd_profile_write_chart(path, what, device, &a->options, results, err);
     if (s == KD_OK) {
-        printf("chart: %s\n", path);
+        if (a->text)
+            fprintf(a->text, "chart: %s\n", path);
     } else if (s == KD_ERR_INVALID) {
         kd_cli_error(k_command.name, "no chart for %s: %s", kd_profile_what_name(what), err->message);
         kd_error_clear(err);
@@ -372,6 +400,8 @@ int kd_cmd_profile(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
+    if (!check_outputs(&a))
+        return KD_EXIT_FAILURE;
     if (!kd_cli_have_gpu()) {
         kd_cli_error(k_command.name, "no CUDA device: the profiler needs a GPU");
         return KD_EXIT_FAILURE;

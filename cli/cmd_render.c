@@ -20,7 +20,9 @@ static const char k_cmd[] = "render";
 enum { KD_RENDER_GPU_LAUNCHES = 5 /* timed kernel launches on the GPU (after a warm-up one) */ };
 
 typedef struct render_args {
+    const char *label; /* messages read "scankd <label>:": render, or demo when the demo runs it */
     const char *scene, *tree, *output, *json;
+    bool force_tree;
     bool images[KD_RENDER_NUM_KINDS];
     kd_camera_request camera;
     int threads;
@@ -71,25 +73,28 @@ static const kd_cli_option k_options[] = {
     KD_CLI_DEVICE_OPTION(ARG(device), "; gpu without a device fails"),
     {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree),
      .help = "use a saved tree ('scankd build --save') instead of building; it must have been "
-             "built over this scene"},
+             "built over this very scene (the file records the mesh's fingerprint)"},
+    KD_CLI_FORCE_TREE_OPTION(ARG(force_tree)),
     {.kind = KD_CLI_STRING, .name = "--output", .alias = "-o", .metavar = "FILE", .offset = ARG(output),
-     .help = "PNG to write (default out/<scene>_<image>.png); with several images, _<image> is "
-             "added before FILE's .png"},
+     .help = "image to write (default out/<scene>_<image>.png): .png, or .jpg for JPEG, by its name; "
+             "'-': one PNG on stdout; with several images, _<image> is added before FILE's extension"},
     {.kind = KD_CLI_CUSTOM, .name = "--image", .metavar = "KIND", .offset = ARG(images),
      .parse = parse_image,
-     .help = "shaded (default), depth, steps, tests or all; may be repeated; the heat maps have "
-             "a legend below\n"
+     .help = "shaded (default), depth, steps, tests or all; may be repeated; the depth image and "
+             "the heat maps carry a legend over their bottom rows (where the image is at least 64 "
+             "pixels wide and twice the legend's height), so every image is exactly --size\n"
              "  shaded  eye light, grey |cos(ray, normal)|\n"
              "  depth   distance: near pale yellow to far indigo\n"
-             "  steps   heat map: kd-tree nodes visited per ray\n"
-             "  tests   heat map: ray-triangle tests per ray"},
-    KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, each 1..16384 (default "
+             "  steps   heat map: kd-tree nodes visited per ray, colours up to the 99th percentile "
+             "(higher counts share the top colour; the legend names the largest)\n"
+             "  tests   heat map: ray-triangle tests per ray, the same way"},
+    KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, WxH (or W H), each 1..16384 (default "
                                        KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) "x"
                                        KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) ")"),
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
      .help = "CPU worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),
-     .help = "also write the figures as JSON ('-': stdout, text report left out)"},
+     .help = "also write the figures as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no progress line and no text report"},
 };
 
@@ -108,6 +113,23 @@ static const kd_cli_command k_command = {
     .defaults = set_defaults,
 };
 
+/* -o: a name whose extension says PNG or JPEG; '-' for one image, while
+ * --json is not '-' too. Returns -1 to go on, else an exit code. */
+static int check_output_args(const render_args *args, int num_images)
+{
+    const char *o = args->output;
+    if (!o)
+        return -1;
+    if (kd_image_format_of(o) == KD_IMAGE_FORMAT_UNKNOWN)
+        return kd_cli_usage_error(k_cmd, "-o %s: render writes .png or .jpg images, not %s", o,
+                                  kd_image_extension(o));
+    if (kd_cli_is_stdout(o) && num_images > 1)
+        return kd_cli_usage_error(k_cmd, "-o - writes one image to stdout, not %d", num_images);
+    if (kd_cli_is_stdout(o) && kd_cli_is_stdout(args->json))
+        return kd_cli_usage_error(k_cmd, "-o - and --json - cannot both write to stdout");
+    return -1;
+}
+
 /* Parses the command line; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, render_args *args)
 {
@@ -117,17 +139,18 @@ static int parse_args(int argc, char **argv, render_args *args)
         return code;
     if (!args->scene)
         return kd_cli_usage_error(k_cmd, "no scene given (usage: scankd render SCENE.obj [options])");
-    bool any_image = false;
+    int num_images = 0;
     for (int k = 0; k < KD_RENDER_NUM_KINDS; k++)
-        any_image = any_image || args->images[k];
-    if (!any_image)
+        num_images += args->images[k];
+    if (num_images == 0)
         args->images[KD_RENDER_SHADED] = true;
-    return -1;
+    return check_output_args(args, num_images > 0 ? num_images : 1);
 }
 
 /* ---- Steps ---------------------------------------------------------------------- */
 
-/* out/<scene>_<kind>.png, or the -o path (with _<kind> added when several). */
+/* out/<scene>_<kind>.png, or the -o path (with _<kind> added before its
+ * extension when several). */
 static void output_path(const render_args *args, int num_images, kd_render_image_kind kind,
                         char *path, size_t bytes)
 {
@@ -142,9 +165,9 @@ static void output_path(const render_args *args, int num_images, kd_render_image
         snprintf(path, bytes, "%s", args->output);
         return;
     }
-    size_t len = strlen(args->output);
-    if (len > 4 && strcmp(args->output + len - 4, ".png") == 0)
-        snprintf(path, bytes, "%.*s_%s.png", (int)(len - 4), args->output, name);
+    const char *ext = kd_image_extension(args->output);
+    if (ext[0])
+        snprintf(path, bytes, "%.*s_%s%s", (int)(ext - args->output), args->output, name, ext);
     else
         snprintf(path, bytes, "%s_%s.png", args->output, name);
 }
@@ -251,21 +274,27 @@ static void print_render_line(FILE *report, bool gpu, const kd_render_stats *sta
             (double)stats->total_tests / (double)stats->num_rays);
 }
 
-/* Writes every image asked for as PNG. */
-static kd_status write_images(const render_args *args, const kd_render_buffers *buf, FILE *report,
-                              written_images *images, kd_error *err)
+/* The images asked for and their paths, known before any work. */
+static void plan_images(const render_args *args, written_images *images)
 {
     images->num = 0;
     for (int k = 0; k < KD_RENDER_NUM_KINDS; k++)
         if (args->images[k])
             images->kinds[images->num++] = k;
+    for (int i = 0; i < images->num; i++)
+        output_path(args, images->num, (kd_render_image_kind)images->kinds[i], images->paths[i],
+                    sizeof images->paths[i]);
+}
+
+/* Writes every image planned, each in the format its name asks for. */
+static kd_status write_images(const kd_render_buffers *buf, FILE *report, const written_images *images,
+                              kd_error *err)
+{
     for (int i = 0; i < images->num; i++) {
-        const kd_render_image_kind kind = (kd_render_image_kind)images->kinds[i];
-        output_path(args, images->num, kind, images->paths[i], sizeof images->paths[i]);
         kd_image img;
-        kd_status st = kd_render_make_image(buf, kind, &img, err);
+        kd_status st = kd_render_make_image(buf, (kd_render_image_kind)images->kinds[i], &img, err);
         if (!st)
-            st = kd_image_write_png(&img, images->paths[i], err);
+            st = kd_image_write(&img, images->paths[i], err);
         kd_image_free(&img);
         if (st)
             return st;
@@ -277,61 +306,83 @@ static kd_status write_images(const render_args *args, const kd_render_buffers *
 
 /* Casts the rays into buf and reports: the text line, the images, the JSON. */
 static kd_status cast_and_report(const render_args *args, const kd_scene *scene, const kd_camera *cam,
-                                 kd_render_buffers *buf, FILE *report, kd_error *err)
+                                 const written_images *images, kd_render_buffers *buf, FILE *report,
+                                 kd_error *err)
 {
     const int threads = args->threads > 0 ? args->threads : kd_parallel_num_cores();
     kd_render_stats stats;
     kd_cli_progress progress;
-    kd_cli_progress_start(&progress, k_cmd, "casting rays, tiles", args->quiet);
+    kd_cli_progress_start(&progress, args->label, "casting rays, tiles", args->quiet);
     kd_status st = cast_rays(args, scene, cam, &progress, buf, &stats, err);
     kd_cli_progress_end(&progress);
     if (st)
         return st;
     if (report)
         print_render_line(report, args->device == KD_CLI_DEVICE_GPU, &stats, threads);
-    written_images images;
-    if ((st = write_images(args, buf, report, &images, err)))
+    if ((st = write_images(buf, report, images, err)))
         return st;
     if (!args->json)
         return KD_OK;
     kd_outfile out;
     if ((st = kd_outfile_open(&out, args->json, err)))
         return st;
-    write_json(out.file, args, scene, cam, &stats, threads, &images);
+    write_json(out.file, args, scene, cam, &stats, threads, images);
     return kd_outfile_commit(&out, err);
 }
 
-int kd_cmd_render(int argc, char **argv)
+/* Resolves --device: without a CUDA device auto falls back to the CPU,
+ * which builds the tree unless a tree file is given. */
+static int choose_device(render_args *args)
+{
+    kd_cli_device device;
+    const int code = kd_cli_device_resolve(args->label, (kd_cli_device)args->device, args->quiet,
+                                           args->tree ? "using the CPU ray caster"
+                                                      : "using the CPU builder and ray caster",
+                                           &device);
+    args->device = (int)device;
+    return code;
+}
+
+int kd_cmd_render_as(const char *label, int argc, char **argv)
 {
     render_args args;
     int code = parse_args(argc, argv, &args);
     if (code >= 0)
         return code;
-    bool json_on_stdout = args.json && strcmp(args.json, "-") == 0;
-    FILE *report = args.quiet || json_on_stdout ? NULL : stdout;
-    kd_cli_device device;
-    code = kd_cli_device_resolve(k_cmd, (kd_cli_device)args.device, args.quiet,
-                                 "using the CPU builder and ray caster", &device);
-    if (code >= 0)
+    args.label = label;
+    written_images images;
+    plan_images(&args, &images);
+    const char *outputs[KD_RENDER_NUM_KINDS + 1] = {args.json};
+    for (int i = 0; i < images.num; i++)
+        outputs[i + 1] = images.paths[i];
+    if (!kd_cli_check_outputs(label, outputs, images.num + 1))
+        return KD_EXIT_FAILURE;
+    const bool stdout_taken = kd_cli_is_stdout(args.json) || kd_cli_is_stdout(args.output);
+    FILE *report = args.quiet || stdout_taken ? NULL : stdout;
+    if ((code = choose_device(&args)) >= 0)
         return code;
-    args.device = (int)device;
 
     kd_scene scene;
     kd_camera cam;
-    code = kd_cli_scene_and_camera(k_cmd, args.scene, args.tree, args.threads, device, &args.camera,
-                                   KD_RENDER_DEFAULT_SIZE, report, &scene, &cam);
-    if (code >= 0)
+    const kd_cli_scene_args scene_args = {args.scene, args.tree, args.force_tree, args.threads,
+                                          (kd_cli_device)args.device, &args.camera, KD_RENDER_DEFAULT_SIZE};
+    if ((code = kd_cli_scene_and_camera(label, &scene_args, report, &scene, &cam)) >= 0)
         return code;
     kd_error err;
     kd_render_buffers buf;
     code = KD_EXIT_FAILURE;
     if (kd_render_buffers_alloc(&buf, cam.width, cam.height, &err) == KD_OK) {
-        if (cast_and_report(&args, &scene, &cam, &buf, report, &err) == KD_OK)
+        if (cast_and_report(&args, &scene, &cam, &images, &buf, report, &err) == KD_OK)
             code = KD_EXIT_OK;
         kd_render_buffers_free(&buf);
     }
     if (code != KD_EXIT_OK)
-        kd_cli_error(k_cmd, "%s", err.message);
+        kd_cli_error(label, "%s", err.message);
     kd_scene_free(&scene);
     return code;
+}
+
+int kd_cmd_render(int argc, char **argv)
+{
+    return kd_cmd_render_as(k_cmd, argc, argv);
 }

@@ -6,6 +6,7 @@
 #include "cpu_build.h"
 #include "cuda_status.h"
 #include "obj_loader.h"
+#include "tree_io.h"
 #include "tree_stats.h"
 
 const char *const kd_cli_device_names[] = {"auto", "cpu", "gpu", NULL};
@@ -73,26 +74,44 @@ bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, 
     return true;
 }
 
-int kd_cli_scene_and_camera(const char *command, const char *obj_path, const char *tree_path,
-                            int threads, kd_cli_device device, const kd_camera_request *req,
-                            int default_size, FILE *report, kd_scene *scene, kd_camera *cam)
+/* Sets the camera up; an impossible request is a usage error, a scene the
+ * automatic camera cannot frame a failure. */
+static int setup_camera(const char *command, const kd_cli_scene_args *a, kd_scene *scene, kd_camera *cam)
 {
     kd_error err;
-    kd_build_params params;
-    kd_build_params_default(&params);
-    params.num_threads = threads;
-    if (kd_scene_prepare_on(scene, obj_path, tree_path, &params,
-                            device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU,
-                            &err)) {
+    const kd_status st = kd_camera_setup_mesh(cam, a->camera, &scene->mesh, a->default_size, a->default_size, &err);
+    if (st == KD_OK)
+        return -1;
+    kd_scene_free(scene);
+    if (st == KD_ERR_INVALID)
+        return kd_cli_usage_error(command, "camera: %s", err.message);
+    kd_cli_error(command, "camera: %s", err.message);
+    return KD_EXIT_FAILURE;
+}
+
+int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FILE *report, kd_scene *scene,
+                            kd_camera *cam)
+{
+    kd_error err;
+    if (a->tree && kd_tree_check_file(a->tree, &err) != KD_OK) {
         kd_cli_error(command, "%s", err.message);
         return KD_EXIT_FAILURE;
     }
-    if (kd_camera_setup_mesh(cam, req, &scene->mesh, default_size, default_size, &err)) {
-        kd_scene_free(scene);
-        return kd_cli_usage_error(command, "camera: %s", err.message);
+    kd_scene_request req = {.obj_path = a->scene, .tree_path = a->tree, .force_tree = a->force_tree,
+                            .builder = a->device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU};
+    kd_build_params_default(&req.params);
+    req.params.num_threads = a->threads;
+    if (kd_scene_prepare(scene, &req, &err)) {
+        kd_cli_error(command, "%s", err.message);
+        return KD_EXIT_FAILURE;
     }
+    if (scene->warning[0])
+        kd_cli_error(command, "warning: --force-tree: %s", scene->warning);
+    const int code = setup_camera(command, a, scene, cam);
+    if (code >= 0)
+        return code;
     if (report) {
-        kd_cli_print_scene(report, obj_path, tree_path, scene);
+        kd_cli_print_scene(report, a->scene, a->tree, scene);
         kd_cli_print_camera(report, cam);
     }
     return -1;
@@ -153,8 +172,11 @@ void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, co
             scene->load_seconds * 1e3);
     const kd_tree *t = &scene->tree;
     if (tree_path)
-        fprintf(f, "tree        %s, loaded in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
-                tree_path, scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
+        fprintf(f, "tree        %s (%s builder; %s), loaded in %.1f ms: %u nodes, %u leaf entries, depth "
+                "cap %u\n",
+                tree_path, kd_tree_builder_name(scene->origin.builder),
+                scene->warning[0] ? "used with --force-tree" : "mesh fingerprint matches",
+                scene->tree_seconds * 1e3, t->num_nodes, t->num_leaf_indices, t->max_depth);
     else
         fprintf(f, "tree        built on the %s in %.1f ms: %u nodes, %u leaf entries, depth cap %u\n",
                 scene->builder == KD_SCENE_BUILD_GPU ? "GPU (kd_build_gpu, default options)"
@@ -165,9 +187,9 @@ void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, co
 void kd_cli_print_camera(FILE *f, const kd_camera *cam)
 {
     fprintf(f, "camera      eye %g,%g,%g look %g,%g,%g up %g,%g,%g fov %g, %dx%d\n",
-            (double)cam->eye[0], (double)cam->eye[1], (double)cam->eye[2], (double)cam->look[0],
-            (double)cam->look[1], (double)cam->look[2], (double)cam->up[0], (double)cam->up[1],
-            (double)cam->up[2], (double)cam->fov_deg, cam->width, cam->height);
+            cam->eye[0] + 0.0, cam->eye[1] + 0.0, cam->eye[2] + 0.0, cam->look[0] + 0.0, cam->look[1] + 0.0,
+            cam->look[2] + 0.0, cam->up[0] + 0.0, cam->up[1] + 0.0, cam->up[2] + 0.0, (double)cam->fov_deg,
+            cam->width, cam->height); /* + 0.0: -0 prints as 0 */
 }
 
 static void json_vec3(kd_json *json, const char *key, const float v[3])
@@ -187,11 +209,13 @@ void kd_cli_json_scene(kd_json *json, const char *obj_path, const char *tree_pat
     kd_json_kv_number(json, "load_seconds", scene->load_seconds);
     kd_json_key(json, "tree");
     kd_json_begin_object(json);
-    if (tree_path)
+    if (tree_path) {
         kd_json_kv_string(json, "file", tree_path);
-    else
+        kd_json_kv_bool(json, "fingerprint_matches", scene->warning[0] == '\0');
+    } else {
         kd_json_kv_string(json, "builder",
                           scene->builder == KD_SCENE_BUILD_GPU ? "gpu" : "cpu-sah");
+    }
     kd_json_kv_number(json, "seconds", scene->tree_seconds);
     kd_json_kv_int(json, "nodes", scene->tree.num_nodes);
     kd_json_kv_int(json, "leaf_entries", scene->tree.num_leaf_indices);

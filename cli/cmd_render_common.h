@@ -45,7 +45,7 @@ int kd_cli_device_resolve(const char *command, kd_cli_device requested, bool qui
  * (three numbers >= 0, e <= 1). */
 int kd_cli_sah_constants_option(const char *command, int argc, char **argv, int *i, void *dest);
 
-/* The camera options (--eye --look --up --fov --size) as rows of an option
+/* The camera options (--eye --look --up --fov --size WxH) as rows of an option
  * table whose argument struct holds a kd_camera_request at offset `at`;
  * size_help is the help text of --size. */
 int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, void *dest);
@@ -60,21 +60,39 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
     {.kind = KD_CLI_CUSTOM, .name = "--fov", .metavar = "DEG", .offset = (at),                     \
      .parse = kd_cli_camera_option,                                                               \
      .help = "vertical field of view in degrees, 0 < DEG < 180 (default 40)"},                     \
-    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "W H", .offset = (at),                    \
+    {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "WxH", .offset = (at),                    \
      .parse = kd_cli_camera_option, .help = (size_help)}
 
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
  * milliseconds). On failure prints "scankd <command>: why" and returns false. */
 bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms);
 
-/* Loads the scene and builds its tree on the resolved device with threads
- * CPU workers (or loads tree_path), sets the camera up framed on the scene
- * (default_size square unless asked otherwise) and prints the "scene", "tree"
- * and "camera" lines to report unless it is NULL. Returns -1 to go on, or the
- * exit code with the message printed and nothing left to free. */
-int kd_cli_scene_and_camera(const char *command, const char *obj_path, const char *tree_path,
-                            int threads, kd_cli_device device, const kd_camera_request *req,
-                            int default_size, FILE *report, kd_scene *scene, kd_camera *cam);
+/* What kd_cli_scene_and_camera prepares. */
+typedef struct kd_cli_scene_args {
+    const char *scene, *tree;  /* the OBJ, and a tree file or NULL to build */
+    bool force_tree;           /* --force-tree: a tree of another mesh with a warning */
+    int threads;               /* CPU workers (0: all cores) */
+    kd_cli_device device;      /* resolved: where to build */
+    const kd_camera_request *camera;
+    int default_size;          /* square, unless asked otherwise */
+} kd_cli_scene_args;
+
+/* Loads the scene and builds its tree on the resolved device (or loads the
+ * tree file, whose header is checked before the mesh is loaded), sets the
+ * camera up framed on the scene and prints the "scene", "tree" and "camera"
+ * lines to report unless it is NULL; a --force-tree warning goes to stderr.
+ * Returns -1 to go on, or the exit code with the message printed and
+ * nothing left to free: 2 for a camera the options make impossible, 1 for
+ * any other failure (a scene the automatic camera cannot frame included). */
+int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *args, FILE *report, kd_scene *scene,
+                            kd_camera *cam);
+
+/* The --force-tree row of an option table (a bool at offset `at`). */
+#define KD_CLI_FORCE_TREE_OPTION(at)                                                                \
+    {.kind = KD_CLI_FLAG, .name = "--force-tree", .offset = (at),                                    \
+     .help = "use the --tree file even when it was built over another mesh (its fingerprint differs) "\
+             "or records none (format version 1), with a warning; a tree of another triangle count, "\
+             "or whose box does not hold the scene, is refused all the same"}
 
 /* Casts the camera's primary rays through the scene on the GPU: uploads the
  * tree and triangles, runs kd_gpu_render (launches timed launches after a

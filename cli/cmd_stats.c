@@ -7,6 +7,7 @@
 #include "cmd_render_common.h"
 #include "commands.h"
 #include "cpu_build.h"
+#include "render_scene.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -17,14 +18,15 @@ static void print_about(FILE *f)
     fprintf(f, "usage: scankd stats SCENE.obj --tree FILE [options]\n"
                "\n"
                "Loads a saved tree (scankd build --save), checks that it belongs to the scene\n"
-               "(same triangle count, bounds that hold the scene) and prints its statistics:\n"
+               "(the mesh fingerprint the file records, the triangle count, bounds that hold the\n"
+               "scene) and prints its statistics:\n"
                "SAH cost relative to the root's surface area, nodes, leaves, empty leaves,\n"
                "leaf depths, references per triangle and SAH-expected work per ray.\n");
 }
 
 typedef struct stats_options {
     const char *scene, *tree_path, *json_path;
-    bool quiet;
+    bool quiet, force_tree;
     kd_sah_constants constants;
 } stats_options;
 
@@ -40,7 +42,8 @@ static void set_defaults(void *args)
 static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
     {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree_path),
-     .help = "the tree file (required)"},
+     .help = "the tree file (required); it must have been built over this very scene"},
+    KD_CLI_FORCE_TREE_OPTION(ARG(force_tree)),
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "also write the figures as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_CUSTOM, .name = "--sah-constants", .metavar = "t,i,e", .offset = ARG(constants),
@@ -78,28 +81,8 @@ static int parse_args(int argc, char **argv, stats_options *o)
     return -1;
 }
 
-/* The tree must have been built over this mesh: same triangle count, and a
- * root box holding every triangle. */
-static bool tree_matches(const kd_tree *tree, const kd_mesh *mesh, const stats_options *o)
-{
-    if (tree->num_triangles != mesh->num_triangles) {
-        kd_cli_error(k_cmd, "%s was built over %u triangles, but %s has %u", o->tree_path,
-                     tree->num_triangles, o->scene, mesh->num_triangles);
-        return false;
-    }
-    kd_aabb b = kd_mesh_bounds(mesh);
-    for (int a = 0; a < 3; a++)
-        if (b.lo[a] < tree->bounds.lo[a] || b.hi[a] > tree->bounds.hi[a]) {
-            kd_cli_error(k_cmd, "%s: its root box [%g, %g] on axis %d does not hold %s ([%g, %g])",
-                         o->tree_path, tree->bounds.lo[a], tree->bounds.hi[a], a, o->scene,
-                         b.lo[a], b.hi[a]);
-            return false;
-        }
-    return true;
-}
-
 static void write_json(FILE *f, const stats_options *o, double load_ms, double tree_ms,
-                       const kd_tree_stats *stats)
+                       const kd_tree_origin *origin, const kd_tree_stats *stats)
 {
     kd_json json;
     kd_json_init(&json, f);
@@ -109,6 +92,8 @@ static void write_json(FILE *f, const stats_options *o, double load_ms, double t
     kd_json_kv_string(&json, "tree_file", o->tree_path);
     kd_json_kv_number(&json, "load_ms", load_ms);
     kd_json_kv_number(&json, "tree_load_ms", tree_ms);
+    kd_json_kv_string(&json, "builder", kd_tree_builder_name(origin->builder));
+    kd_json_kv_int(&json, "file_version", origin->version);
     kd_json_key(&json, "tree");
     kd_json_begin_object(&json);
     kd_tree_stats_json(&json, stats, NULL);
@@ -118,24 +103,28 @@ static void write_json(FILE *f, const stats_options *o, double load_ms, double t
 
 /* Loads the scene and the tree and checks that they belong together;
  * returns false (message printed, nothing left to free) when not. */
-static bool load_both(const stats_options *o, kd_mesh *mesh, double *load_ms, kd_tree *tree, double *tree_ms)
+static bool load_both(const stats_options *o, kd_mesh *mesh, double *load_ms, kd_tree *tree,
+                      kd_tree_origin *origin, double *tree_ms)
 {
     kd_error err;
     kd_error_clear(&err);
+    if (kd_tree_check_file(o->tree_path, &err) != KD_OK) {
+        kd_cli_error(k_cmd, "%s", err.message);
+        return false;
+    }
     if (!kd_cli_load_mesh(k_cmd, o->scene, mesh, load_ms))
         return false;
     double t0 = kd_build_now_ms();
-    if (kd_tree_load(tree, o->tree_path, &err)) {
+    char warning[KD_ERROR_MESSAGE_BYTES];
+    if (kd_scene_load_tree(o->tree_path, o->scene, mesh, o->force_tree, tree, origin, warning, sizeof warning,
+                           &err)) {
         kd_cli_error(k_cmd, "%s", err.message);
         kd_mesh_free(mesh);
         return false;
     }
     *tree_ms = kd_build_now_ms() - t0;
-    if (!tree_matches(tree, mesh, o)) {
-        kd_tree_free(tree);
-        kd_mesh_free(mesh);
-        return false;
-    }
+    if (warning[0])
+        kd_cli_error(k_cmd, "warning: --force-tree: %s", warning);
     return true;
 }
 
@@ -145,10 +134,14 @@ int kd_cmd_stats(int argc, char **argv)
     int code = parse_args(argc, argv, &o);
     if (code >= 0)
         return code;
+    const char *outputs[] = {o.json_path};
+    if (!kd_cli_check_outputs(k_cmd, outputs, 1))
+        return KD_EXIT_FAILURE;
     kd_mesh mesh;
     kd_tree tree;
+    kd_tree_origin origin;
     double load_ms, tree_ms;
-    if (!load_both(&o, &mesh, &load_ms, &tree, &tree_ms))
+    if (!load_both(&o, &mesh, &load_ms, &tree, &origin, &tree_ms))
         return KD_EXIT_FAILURE;
     kd_tree_stats stats;
     kd_tree_compute_stats(&tree, &o.constants, &stats);
@@ -158,7 +151,7 @@ int kd_cmd_stats(int argc, char **argv)
         kd_outfile out;
         code = KD_EXIT_FAILURE;
         if (kd_outfile_open(&out, o.json_path, &err) == KD_OK) {
-            write_json(out.file, &o, load_ms, tree_ms, &stats);
+            write_json(out.file, &o, load_ms, tree_ms, &origin, &stats);
             if (kd_outfile_commit(&out, &err) == KD_OK)
                 code = KD_EXIT_OK;
         }
@@ -168,7 +161,8 @@ int kd_cmd_stats(int argc, char **argv)
     const bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
     if (code == KD_EXIT_OK && !o.quiet && !json_stdout) {
         printf("scene %s: %u triangles, loaded in %.1f ms\n", o.scene, mesh.num_triangles, load_ms);
-        printf("tree %s: loaded and checked in %.1f ms\n", o.tree_path, tree_ms);
+        printf("tree %s (format version %u, %s builder): loaded and checked in %.1f ms\n", o.tree_path,
+               origin.version, kd_tree_builder_name(origin.builder), tree_ms);
         kd_tree_stats_print(stdout, &stats, NULL);
     }
     kd_tree_free(&tree);

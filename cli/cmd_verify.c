@@ -141,10 +141,14 @@ static void verify_free(verify_run *v)
 static int prepare(verify_run *v)
 {
     verify_args *a = &v->a;
-    const bool json_on_stdout = a->json && strcmp(a->json, "-") == 0;
-    v->report = a->quiet || json_on_stdout ? NULL : stdout;
+    const char *outputs[] = {a->output, a->json};
+    if (!kd_cli_check_outputs(a->label, outputs, 2))
+        return KD_EXIT_FAILURE;
+    const bool stdout_taken = kd_cli_is_stdout(a->json) || kd_cli_is_stdout(a->output);
+    v->report = a->quiet || stdout_taken ? NULL : stdout;
     kd_cli_device device;
-    int code = kd_cli_device_resolve(k_cmd, (kd_cli_device)a->device, a->quiet, "building the tree on the CPU",
+    int code = kd_cli_device_resolve(a->label, (kd_cli_device)a->device, a->quiet,
+                                     a->tree ? "checking on the CPU only" : "building the tree on the CPU",
                                      &device);
     if (code >= 0)
         return code;
@@ -153,7 +157,7 @@ static int prepare(verify_run *v)
     kd_error err;
     if (a->compare) {
         if (kd_image_read_png(&v->reference, a->compare, &err)) {
-            kd_cli_error(k_cmd, "%s", err.message);
+            kd_cli_error(a->label, "%s", err.message);
             return KD_EXIT_FAILURE;
         }
         if (a->camera.width == 0) {
@@ -161,8 +165,9 @@ static int prepare(verify_run *v)
             a->camera.height = v->reference.height;
         }
     }
-    code = kd_cli_scene_and_camera(k_cmd, a->scene, a->tree, a->threads, device, &a->camera,
-                                   KD_VERIFY_DEFAULT_SIZE, v->report, &v->scene, &v->cam);
+    const kd_cli_scene_args scene_args = {a->scene, a->tree, a->force_tree, a->threads, device, &a->camera,
+                                          KD_VERIFY_DEFAULT_SIZE};
+    code = kd_cli_scene_and_camera(a->label, &scene_args, v->report, &v->scene, &v->cam);
     if (code >= 0) {
         kd_image_free(&v->reference);
         return code;
@@ -194,14 +199,16 @@ static kd_status check_rays(verify_run *v, kd_error *err)
     if (!v->mismatch)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
     kd_cli_progress progress;
-    kd_cli_progress_start(&progress, k_cmd, "checking rays", a->quiet);
+    kd_cli_progress_start(&progress, a->label, "checking rays", a->quiet);
     kd_status st = kd_verify_rays(&trace, v->set.rays, num_rays, a->tolerance, a->threads,
                                   kd_cli_progress_update, &progress, v->mismatch, NULL, &r->rays, err);
     kd_cli_progress_end(&progress);
     if (st)
         return st;
     r->rays_run = true;
-    r->rays_pass = r->rays.num_mismatches == 0;
+    /* A run in which no ray hit anything compared nothing: it does not pass. */
+    r->nothing_hit = r->rays.num_ref_hits == 0;
+    r->rays_pass = r->rays.num_mismatches == 0 && !r->nothing_hit;
     if (v->gpu && (st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err)))
         return st;
     if (a->output || a->compare)
@@ -270,7 +277,7 @@ static kd_status report_results(const verify_run *v, bool *pass, kd_error *err)
         fprintf(report, "wrote       nothing: no image without traced rays\n");
     kd_status st;
     if (a->output && r->rays_run) {
-        if ((st = kd_image_write_png(&v->marked, a->output, err)))
+        if ((st = kd_image_write(&v->marked, a->output, err)))
             return st;
         size_t marked_pixels = 0;
         for (size_t i = 0; i < v->set.num_camera; i++)
@@ -291,13 +298,14 @@ static kd_status report_results(const verify_run *v, bool *pass, kd_error *err)
     return KD_OK;
 }
 
-int kd_cmd_verify(int argc, char **argv)
+int kd_cmd_verify_as(const char *label, int argc, char **argv)
 {
     verify_run v;
     memset(&v, 0, sizeof v);
     int code = kd_verify_parse_args(argc, argv, &v.a);
     if (code >= 0)
         return code;
+    v.a.label = label;
     code = prepare(&v);
     if (code >= 0)
         return code;
@@ -307,7 +315,12 @@ int kd_cmd_verify(int argc, char **argv)
     if (run_checks(&v, &err) == KD_OK && report_results(&v, &pass, &err) == KD_OK)
         code = pass ? KD_EXIT_OK : KD_EXIT_FAILURE;
     else
-        kd_cli_error(k_cmd, "%s", err.message);
+        kd_cli_error(label, "%s", err.message);
     verify_free(&v);
     return code;
+}
+
+int kd_cmd_verify(int argc, char **argv)
+{
+    return kd_cmd_verify_as(k_cmd, argc, argv);
 }

@@ -25,7 +25,9 @@ enum {
 #define KD_VERIFY_DEFAULT_THRESHOLD 0.5
 
 typedef struct verify_args {
+    const char *label;    /* messages read "scankd <label>:": verify, or demo */
     const char *scene, *tree, *output, *json, *compare;
+    bool force_tree;
     kd_camera_request camera;
     int rays;             /* sampled camera rays; 0: the default for the scene */
     bool all_pixels;
@@ -80,6 +82,7 @@ void kd_verify_json_gpu_hits(kd_json *json, const kd_gpu_hit_check *check);
 typedef struct verify_result {
     kd_invariant_report inv;  /* (a) */
     bool rays_run;            /* (b) traced; else rays_skipped says why not */
+    bool nothing_hit;         /* (b) traced, but no ray hit the scene: nothing was verified */
     char rays_skipped[KD_ERROR_MESSAGE_BYTES];
     kd_ray_report rays;
     bool compared;            /* (c) ran */

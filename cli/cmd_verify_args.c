@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "image.h"
 #include "cmd_verify.h"
 #include "verify.h"
 
@@ -29,7 +30,8 @@ static void print_about(FILE *f)
             " GPU hits (--device gpu): the verification camera is ray-cast on the GPU and on\n"
             "     the CPU through the same tree, and every pixel must hit the same triangle.\n"
             "The checks run on the CPU; only the build and the GPU side of the hit check use\n"
-            "the GPU. Any violation or mismatch makes the run fail.\n",
+            "the GPU. Any violation or mismatch makes the run fail, and so does a run that\n"
+            "verified nothing: no ray hit the scene, or the camera cannot frame it.\n",
             KD_VERIFY_SAMPLE_ABOVE, KD_VERIFY_DEFAULT_SAMPLE, KD_VERIFY_DEFAULT_INTERIOR);
 }
 
@@ -49,7 +51,9 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
     KD_CLI_DEVICE_OPTION(ARG(device), "; where the tree is built; gpu also checks GPU hits; gpu without a device fails"),
     {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree),
-     .help = "verify this saved tree instead of building one"},
+     .help = "verify this saved tree instead of building one; it must have been built over this very "
+             "scene (the file records the mesh's fingerprint)"},
+    KD_CLI_FORCE_TREE_OPTION(ARG(force_tree)),
     {.kind = KD_CLI_INT, .name = "--rays", .metavar = "N", .offset = ARG(rays), .min = 1, .max = 100000000,
      .expects = "a whole number in 1..10^8", .help = "check a random sample of N camera rays (pixels)"},
     {.kind = KD_CLI_FLAG, .name = "--all-pixels", .offset = ARG(all_pixels),
@@ -64,20 +68,21 @@ static const kd_cli_option k_options[] = {
      .max = 1, .flags = KD_CLI_MAX_OPEN,
      .help = "relative distance tolerance for coincident triangles (default %D)"},
     {.kind = KD_CLI_STRING, .name = "--output", .alias = "-o", .metavar = "FILE", .offset = ARG(output),
-     .help = "write the verification image: the shaded render with every mismatched pixel in red"},
+     .help = "write the verification image: the shaded render with every mismatched pixel in red "
+             "(.png, or .jpg for JPEG, by its name; '-': PNG on stdout)"},
     {.kind = KD_CLI_STRING, .name = "--compare", .metavar = "REF.png", .offset = ARG(compare),
      .help = "also compare the shaded render (same camera; --size defaults to REF's size) with REF"},
     {.kind = KD_CLI_FLOAT, .name = "--compare-threshold", .metavar = "T", .offset = ARG(threshold),
      .min = 0, .max = 255,
      .help = "fail when the mean absolute difference per channel, in 0..255 units over all pixels, "
              "exceeds T (default %D)"},
-    KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, each 1..16384 (default "
+    KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, WxH (or W H), each 1..16384 (default "
                                        KD_CLI_STR(KD_VERIFY_DEFAULT_SIZE) "x"
                                        KD_CLI_STR(KD_VERIFY_DEFAULT_SIZE) ")"),
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
      .help = "worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),
-     .help = "also write the results as JSON ('-': stdout, text left out)"},
+     .help = "also write the results as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no progress line and no text report"},
 };
 
@@ -89,8 +94,8 @@ static const kd_cli_command k_command = {
     .options = k_options,
     .num_options = KD_CLI_COUNT(k_options),
     .epilog = "Exit status: 0 everything checked passed, 1 a violation, a mismatch, an image\n"
-              "difference over the threshold, a GPU/CPU hit difference or an error (--device gpu\n"
-              "without a CUDA device included), 2 usage error.\n",
+              "difference over the threshold, a GPU/CPU hit difference, nothing verified or an\n"
+              "error (--device gpu without a CUDA device included), 2 usage error.\n",
     .style = KD_CLI_SAY_EXPECTED,
     .args_size = sizeof(verify_args),
     .defaults = set_defaults,
@@ -109,5 +114,10 @@ int kd_verify_parse_args(int argc, char **argv, verify_args *a)
         return kd_cli_usage_error(k_cmd, "--compare-threshold needs --compare REF.png");
     if (a->rays && a->all_pixels)
         return kd_cli_usage_error(k_cmd, "--rays and --all-pixels exclude each other");
+    if (a->output && kd_image_format_of(a->output) == KD_IMAGE_FORMAT_UNKNOWN)
+        return kd_cli_usage_error(k_cmd, "-o %s: verify writes .png or .jpg images, not %s", a->output,
+                                  kd_image_extension(a->output));
+    if (kd_cli_is_stdout(a->output) && kd_cli_is_stdout(a->json))
+        return kd_cli_usage_error(k_cmd, "-o - and --json - cannot both write to stdout");
     return -1;
 }

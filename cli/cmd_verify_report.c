@@ -79,6 +79,10 @@ static void print_rays(FILE *f, const verify_args *a, const ray_set *set, const 
             (unsigned long long)rr->num_mismatches, (double)rr->num_triangle_tests, rr->seconds);
     for (int e = 0; e < rr->num_examples; e++)
         print_mismatch(f, set, cam, &rr->examples[e]);
+    if (r->nothing_hit)
+        fprintf(f, "            nothing verified: none of the %zu rays hit the scene (out of view, or "
+                   "coordinates too large for single-precision ray tests)\n",
+                set->num_camera + set->num_interior);
 }
 
 void kd_verify_print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
@@ -140,6 +144,7 @@ static void json_rays(kd_json *json, const verify_args *a, const ray_set *set, c
     kd_json_begin_object(json);
     kd_json_kv_bool(json, "pass", r->rays_pass);
     kd_json_kv_bool(json, "traced", r->rays_run);
+    kd_json_kv_bool(json, "nothing_verified", r->rays_run && r->nothing_hit);
     if (!r->rays_run)
         kd_json_kv_string(json, "not_traced_because", r->rays_skipped);
     kd_json_kv_string(json, "camera_rays_mode", set->every_pixel ? "every_pixel" : "random_pixels");

@@ -13,4 +13,9 @@ int kd_cmd_bench(int argc, char **argv);
 int kd_cmd_profile(int argc, char **argv);
 int kd_cmd_demo(int argc, char **argv);
 
+/* render and verify with their messages labelled "scankd <label>:" (the
+ * demo runs them as "demo"). */
+int kd_cmd_render_as(const char *label, int argc, char **argv);
+int kd_cmd_verify_as(const char *label, int argc, char **argv);
+
 #endif

@@ -18,23 +18,25 @@ void kd_scene_free(kd_scene *scene)
     memset(scene, 0, sizeof *scene);
 }
 
-static bool box_contains(kd_aabb outer, kd_aabb inner)
+uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
 {
-    for (int a = 0; a < 3; a++)
-        if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a])
-            return false;
-    return true;
+    return kd_tree_rules_hash_gpu(&opts->params, opts->large_split == KD_LARGE_SPLIT_MEDIAN,
+                                  opts->small_node_threshold, opts->sah_bins, kd_gpu_build_empty_space(opts));
 }
 
-/* Builds scene->tree over scene->mesh with the chosen builder. */
+/* Builds scene->tree over scene->mesh with the chosen builder and records
+ * its origin. */
 static kd_status build_tree(kd_scene *scene, const kd_build_params *params,
                             kd_scene_builder builder, kd_error *err)
 {
-    if (builder == KD_SCENE_BUILD_CPU)
+    if (builder == KD_SCENE_BUILD_CPU) {
+        kd_tree_origin_init(&scene->origin, &scene->mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(params));
         return kd_build_cpu(&scene->mesh, params, &scene->tree, &scene->timing, err);
+    }
     kd_gpu_build_options opts;
     kd_gpu_build_options_default(&opts);
     opts.params = *params;
+    kd_tree_origin_init(&scene->origin, &scene->mesh, KD_TREE_BUILDER_GPU, kd_scene_gpu_rules_hash(&opts));
     kd_gpu_build_profile profile;
     kd_status st = kd_build_gpu(&scene->mesh, &opts, &scene->tree, &profile, err);
     if (!st)
@@ -42,55 +44,53 @@ static kd_status build_tree(kd_scene *scene, const kd_build_params *params,
     return st;
 }
 
-kd_status kd_scene_prepare(kd_scene *scene, const char *obj_path, const char *tree_path,
-                           const kd_build_params *params, kd_error *err)
+kd_status kd_scene_load_tree(const char *tree_path, const char *mesh_path, const kd_mesh *mesh, bool force,
+                             kd_tree *tree, kd_tree_origin *origin, char *warning, size_t warning_bytes,
+                             kd_error *err)
 {
-    return kd_scene_prepare_on(scene, obj_path, tree_path, params, KD_SCENE_BUILD_CPU, err);
+    warning[0] = '\0';
+    KD_TRY(kd_tree_load(tree, origin, tree_path, err));
+    kd_status st = kd_tree_check_fits(tree, mesh, tree_path, mesh_path, err);
+    kd_error why;
+    if (st == KD_OK && kd_tree_check_origin(origin, mesh, tree_path, mesh_path, &why) != KD_OK) {
+        if (force)
+            snprintf(warning, warning_bytes, "%s", why.message);
+        else
+            st = kd_error_set(err, KD_ERR_INVALID,
+                              "%s; build one over it (scankd build %s --save FILE), or pass --force-tree "
+                              "to use this one anyway",
+                              why.message, mesh_path);
+    }
+    if (st)
+        kd_tree_free(tree);
+    return st;
 }
 
-kd_status kd_scene_prepare_on(kd_scene *scene, const char *obj_path, const char *tree_path,
-                              const kd_build_params *params, kd_scene_builder builder,
-                              kd_error *err)
+kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_error *err)
 {
     memset(scene, 0, sizeof *scene);
-    scene->builder = builder;
+    scene->builder = req->builder;
     double start = kd_render_now();
-    kd_status st = kd_obj_load_file(obj_path, &scene->mesh, err);
+    kd_status st = kd_obj_load_file(req->obj_path, &scene->mesh, err);
     if (st)
         return st;
     scene->load_seconds = kd_render_now() - start;
     scene->mesh_bounds = kd_mesh_bounds(&scene->mesh);
     st = kd_trace_gather_vertices(&scene->mesh, &scene->tri_verts, err);
-    if (st)
-        goto fail;
     start = kd_render_now();
-    if (tree_path) {
+    if (!st && req->tree_path) {
         scene->tree_from_file = true;
-        st = kd_tree_load(&scene->tree, tree_path, err);
-        if (st)
-            goto fail;
-        if (scene->tree.num_triangles != scene->mesh.num_triangles) {
-            st = kd_error_set(err, KD_ERR_INVALID,
-                              "%s was built over %u triangles, but %s has %u", tree_path,
-                              scene->tree.num_triangles, obj_path, scene->mesh.num_triangles);
-            goto fail;
-        }
-        if (!box_contains(scene->tree.bounds, scene->mesh_bounds)) {
-            st = kd_error_set(err, KD_ERR_INVALID,
-                              "%s does not fit %s: its root box does not contain the scene",
-                              tree_path, obj_path);
-            goto fail;
-        }
-    } else {
-        st = build_tree(scene, params, builder, err);
-        if (st)
-            goto fail;
+        st = kd_scene_load_tree(req->tree_path, req->obj_path, &scene->mesh, req->force_tree, &scene->tree,
+                                &scene->origin, scene->warning, sizeof scene->warning, err);
+    } else if (!st) {
+        st = build_tree(scene, &req->params, req->builder, err);
+    }
+    if (st) {
+        kd_scene_free(scene);
+        return st;
     }
     scene->tree_seconds = kd_render_now() - start;
     return KD_OK;
-fail:
-    kd_scene_free(scene);
-    return st;
 }
 
 void kd_scene_name(const char *obj_path, char *name, size_t bytes)

@@ -1,15 +1,17 @@
 /* A scene ready to ray-cast: the mesh, its kd-tree (built with the CPU
  * exact-SAH builder or the GPU builder, or loaded from a tree file and
- * checked against the mesh)
- * and the per-triangle vertices the traversal reads. Shared by the render
- * and verify commands. */
+ * checked against the mesh: its fingerprint included) and the per-triangle
+ * vertices the traversal reads. Shared by the render, verify and stats
+ * commands. */
 #ifndef KD_RENDER_SCENE_H
 #define KD_RENDER_SCENE_H
 
 #include <stdbool.h>
 
 #include "kd_build.h"
+#include "gpu_build.h"
 #include "kd_trace.h"
+#include "tree_io.h"
 
 /* Which builder makes the tree when no tree file is given. */
 typedef enum kd_scene_builder { KD_SCENE_BUILD_CPU = 0, KD_SCENE_BUILD_GPU } kd_scene_builder;
@@ -17,6 +19,7 @@ typedef enum kd_scene_builder { KD_SCENE_BUILD_CPU = 0, KD_SCENE_BUILD_GPU } kd_
 typedef struct kd_scene {
     kd_mesh mesh;
     kd_tree tree;
+    kd_tree_origin origin;      /* the tree file's record, or the build's */
     float *tri_verts;           /* 9 floats per triangle */
     kd_aabb mesh_bounds;
     bool tree_from_file;
@@ -24,20 +27,36 @@ typedef struct kd_scene {
     double load_seconds;        /* OBJ loading */
     double tree_seconds;        /* building, or loading the tree file */
     kd_build_timing timing;     /* of the build (zeroed for a loaded tree) */
+    char warning[KD_ERROR_MESSAGE_BYTES]; /* why --force-tree was needed, or empty */
 } kd_scene;
 
-/* Loads obj_path, then loads tree_path (when not NULL) or builds with params.
- * A loaded tree must have been built over this mesh: the same triangle count
- * and a root box that contains the mesh. On failure *scene is left freed. */
-kd_status kd_scene_prepare(kd_scene *scene, const char *obj_path, const char *tree_path,
-                           const kd_build_params *params, kd_error *err);
-/* The same with a choice of builder: KD_SCENE_BUILD_GPU builds with
- * kd_build_gpu (its default options, with params as the build rules) and
- * fails when there is no CUDA device. */
-kd_status kd_scene_prepare_on(kd_scene *scene, const char *obj_path, const char *tree_path,
-                              const kd_build_params *params, kd_scene_builder builder,
-                              kd_error *err);
+/* What to prepare. */
+typedef struct kd_scene_request {
+    const char *obj_path;
+    const char *tree_path;      /* a tree file to use, or NULL to build */
+    bool force_tree;            /* use a tree file whose fingerprint is not the mesh's */
+    kd_build_params params;     /* of a build */
+    kd_scene_builder builder;   /* KD_SCENE_BUILD_GPU: kd_build_gpu with its default options
+                                   and params as the build rules; fails without a CUDA device */
+} kd_scene_request;
+
+/* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree.
+ * On failure *scene is left freed. */
+kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_error *err);
 void kd_scene_free(kd_scene *scene);
+
+/* Loads a tree file for mesh (read from mesh_path, which messages name):
+ * the file must be sound (kd_tree_load), fit the mesh (triangle count, root
+ * box) and carry the mesh's fingerprint. With force a fingerprint that
+ * differs, or none (a version-1 file), is let through with its reason in
+ * warning; else warning is left empty. A refusal says how to rebuild the
+ * tree or to pass --force-tree. On failure tree is left zeroed. */
+kd_status kd_scene_load_tree(const char *tree_path, const char *mesh_path, const kd_mesh *mesh, bool force,
+                             kd_tree *tree, kd_tree_origin *origin, char *warning, size_t warning_bytes,
+                             kd_error *err);
+
+/* The rules hash a GPU build with these options records (tree_io.h). */
+uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts);
 
 /* The scene's short name for default output files: the file name without
  * folders and without .gz and .obj ("stanford_bunny"). */

@@ -132,15 +132,18 @@ void scankd_scene_destroy(scankd_scene *scene);
 const kd_tree *scankd_scene_tree(const scankd_scene *scene);
 
 /* ---- Tree files ---------------------------------------------------------
- * A tree file holds the tree only, not the triangles: loading takes the mesh
- * it was built over. */
+ * A tree file holds the tree, not the triangles, and a fingerprint of the
+ * mesh it was built over (a hash of its positions and indices as given):
+ * loading takes that mesh, and refuses any other. */
 
 kd_status scankd_scene_save(const scankd_scene *scene, const char *path, kd_error *err);
 
 /* Loads a tree file and checks it against mesh: a malformed or truncated
- * file fails with KD_ERR_PARSE, a tree built over another mesh (a different
- * triangle count, or a root box that does not hold the mesh) with
- * KD_ERR_INVALID. */
+ * file fails with KD_ERR_PARSE; a tree built over another mesh (a different
+ * triangle count, a root box that does not hold the mesh, or another
+ * fingerprint: moved vertices, reordered faces), or a file of format
+ * version 1, which records no fingerprint, with KD_ERR_INVALID ("tree PATH
+ * was built over a different mesh than the mesh given: why"). */
 kd_status scankd_scene_load(const kd_mesh *mesh, const char *path, scankd_scene **out,
                             kd_error *err);
 

@@ -5,6 +5,7 @@
 #include "api_device.h"
 #include "kd_trace.h"
 #include "scankd.h"
+#include "tree_io.h"
 
 struct scankd_scene {
     kd_tree tree;
@@ -13,6 +14,7 @@ struct scankd_scene {
     scankd_device built_on; /* AUTO for a tree loaded from a file */
     double build_ms;
     kd_api_gpu *gpu;        /* the device copy, made by the first GPU trace */
+    kd_tree_origin origin;  /* the mesh's fingerprint and the builder, saved with the tree */
 };
 
 /* Checks a mesh handed to the API (arrays present, triangles, indices in

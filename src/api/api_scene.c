@@ -105,6 +105,21 @@ static kd_status scene_finish(scankd_scene *scene, kd_status st, scankd_scene **
     return KD_OK;
 }
 
+/* What a saved tree records of its build: the mesh's fingerprint, the
+ * builder and its rules. */
+static void set_origin(scankd_scene *scene, const kd_mesh *mesh, scankd_device device,
+                       const scankd_build_options *o)
+{
+    if (device == SCANKD_DEVICE_GPU) {
+        const float empty = o->empty_space_ratio < 0.0f ? o->params.min_empty_fraction : o->empty_space_ratio;
+        kd_tree_origin_init(&scene->origin, mesh, KD_TREE_BUILDER_GPU,
+                            kd_tree_rules_hash_gpu(&o->params, o->large_split == SCANKD_LARGE_SPLIT_MEDIAN,
+                                                   o->small_node_threshold, o->sah_bins, empty));
+    } else {
+        kd_tree_origin_init(&scene->origin, mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(&o->params));
+    }
+}
+
 kd_status scankd_build(const kd_mesh *mesh, const scankd_build_options *opts, scankd_scene **out,
                        kd_error *err)
 {
@@ -124,6 +139,8 @@ kd_status scankd_build(const kd_mesh *mesh, const scankd_build_options *opts, sc
                        ? kd_api_build_gpu(mesh, opts, &scene->tree, err)
                        : kd_build_cpu(mesh, &opts->params, &scene->tree, NULL, err);
     scene->build_ms = kd_build_now_ms() - start;
+    if (st == KD_OK)
+        set_origin(scene, mesh, device, opts);
     return scene_finish(scene, st, out, err);
 }
 
@@ -147,17 +164,19 @@ kd_status scankd_scene_save(const scankd_scene *scene, const char *path, kd_erro
     if (!scene || !path)
         return kd_error_set(err, KD_ERR_INVALID, "scankd_scene_save: %s is NULL",
                             scene ? "path" : "scene");
-    return kd_tree_save(&scene->tree, path, err);
+    return kd_tree_save(&scene->tree, &scene->origin, path, err);
 }
 
-/* Whether the tree's root box holds every vertex the mesh's triangles use. */
-static bool root_holds_mesh(const kd_tree *tree, const kd_mesh *mesh)
+/* The tree must fit the mesh (triangle count, root box) and carry its
+ * fingerprint; the message names the function and the file. */
+static kd_status check_tree_mesh(const scankd_scene *scene, const kd_mesh *mesh, const char *path,
+                                 kd_error *err)
 {
-    kd_aabb mesh_box = kd_mesh_bounds(mesh);
-    for (int a = 0; a < 3; a++)
-        if (mesh_box.lo[a] < tree->bounds.lo[a] || mesh_box.hi[a] > tree->bounds.hi[a])
-            return false;
-    return true;
+    kd_error why;
+    if (kd_tree_check_fits(&scene->tree, mesh, path, NULL, &why) == KD_OK &&
+        kd_tree_check_origin(&scene->origin, mesh, path, NULL, &why) == KD_OK)
+        return KD_OK;
+    return kd_error_set(err, KD_ERR_INVALID, "scankd_scene_load: %s", why.message);
 }
 
 kd_status scankd_scene_load(const kd_mesh *mesh, const char *path, scankd_scene **out,
@@ -172,14 +191,9 @@ kd_status scankd_scene_load(const kd_mesh *mesh, const char *path, scankd_scene 
     scankd_scene *scene;
     KD_TRY(scene_create(who, mesh, &scene, err));
     scene->built_on = SCANKD_DEVICE_AUTO;
-    kd_status st = kd_tree_load(&scene->tree, path, err);
-    if (st == KD_OK && scene->tree.num_triangles != mesh->num_triangles)
-        st = kd_error_set(err, KD_ERR_INVALID, "%s: %s was built over %u triangles, the mesh has %u",
-                          who, path, scene->tree.num_triangles, mesh->num_triangles);
-    if (st == KD_OK && !root_holds_mesh(&scene->tree, mesh))
-        st = kd_error_set(err, KD_ERR_INVALID,
-                          "%s: %s was built over another mesh: its root box does not hold this one",
-                          who, path);
+    kd_status st = kd_tree_load(&scene->tree, &scene->origin, path, err);
+    if (st == KD_OK)
+        st = check_tree_mesh(scene, mesh, path, err);
     return scene_finish(scene, st, out, err);
 }
 

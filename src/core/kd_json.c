@@ -89,7 +89,7 @@ void kd_json_number(kd_json *json, double value)
 {
     json_before_value(json);
     if (isfinite(value))
-        fprintf(json->file, "%.9g", value);
+        fprintf(json->file, "%.9g", value + 0.0); /* + 0.0: -0 reads as 0 */
     else
         fputs("null", json->file);
 }

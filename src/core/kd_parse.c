@@ -31,6 +31,24 @@ bool kd_parse_float(const char *text, float *out)
     return true;
 }
 
+bool kd_parse_size(const char *text, long max, int *width, int *height)
+{
+    char buf[64];
+    if (!text || strlen(text) >= sizeof buf)
+        return false;
+    strcpy(buf, text);
+    char *x = strpbrk(buf, "xX");
+    if (!x)
+        return false;
+    *x = '\0';
+    long w, h;
+    if (!kd_parse_int(buf, 1, max, &w) || !kd_parse_int(x + 1, 1, max, &h))
+        return false;
+    *width = (int)w;
+    *height = (int)h;
+    return true;
+}
+
 bool kd_parse_float_list(const char *text, float *out, int n)
 {
     char buf[256];

@@ -1,11 +1,13 @@
-/* Colour maps: shaded, depth and heat map (with its legend strip). */
+/* Colour maps: shaded, depth and heat map (with its legend, legend.c). */
 #include "colormap.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "font.h"
+#include "legend.h"
 
 /* Chosen for steadily rising lightness (relative luminance roughly 12, 31,
  * 49, 67, 87, 114, 149, 193, 240 on a 0..255 scale) and a hue sweep from
@@ -180,89 +182,83 @@ void kd_format_value(double value, char *text, size_t bytes)
         snprintf(text, bytes, "%.3g", value);
 }
 
-/* Legend layout, in font pixels (multiplied by the text scale). */
-enum {
-    LEGEND_PAD = 4,
-    LEGEND_GAP_LABEL = 3,
-    LEGEND_BAR = 10,
-    LEGEND_TICK = 3,
-    LEGEND_GAP_NUMBERS = 2,
-    LEGEND_MARGIN_X = 6
-};
+/* ---- Robust range -------------------------------------------------------------- */
 
-static int legend_scale(int width)
+static void swap_floats(float *a, float *b)
 {
-    return width < 256 ? 1 : (width < 1600 ? 2 : 3);
+    float t = *a;
+    *a = *b;
+    *b = t;
 }
 
-int kd_heat_legend_height(int width)
+/* The k-th smallest of v[0..n) (k < n), reordering v: Wirth's selection,
+ * linear on average and at ease with many equal values (counts). */
+static float select_kth(float *v, size_t n, size_t k)
 {
-    return legend_scale(width) *
-           (LEGEND_PAD + KD_FONT_CELL_HEIGHT + LEGEND_GAP_LABEL + LEGEND_BAR + LEGEND_TICK +
-            LEGEND_GAP_NUMBERS + KD_FONT_CELL_HEIGHT + LEGEND_PAD);
+    ptrdiff_t l = 0, r = (ptrdiff_t)n - 1;
+    const ptrdiff_t kk = (ptrdiff_t)k;
+    while (l < r) {
+        const float x = v[kk];
+        ptrdiff_t i = l, j = r;
+        do {
+            while (v[i] < x)
+                i++;
+            while (x < v[j])
+                j--;
+            if (i <= j)
+                swap_floats(&v[i++], &v[j--]);
+        } while (i <= j);
+        if (j < kk)
+            l = i;
+        if (kk < i)
+            r = j;
+    }
+    return v[kk];
 }
 
-static void draw_legend(kd_image *img, int top, float lo, float hi, const char *label)
+kd_status kd_heat_scale_of(const float *values, size_t n, int percentile, kd_heat_scale *scale,
+                           kd_error *err)
 {
-    const kd_rgb panel = {24, 24, 24}, ink = {235, 235, 235};
-    int s = legend_scale(img->width);
-    kd_image_fill_rect(img, 0, top, img->width, img->height - top, panel);
-
-    int x0 = LEGEND_MARGIN_X * s, x1 = img->width - LEGEND_MARGIN_X * s; /* bar spans [x0, x1) */
-    if (x1 - x0 < 2) {
-        x0 = 0;
-        x1 = img->width;
+    memset(scale, 0, sizeof *scale);
+    scale->percentile = percentile < 1 ? 1 : (percentile > 100 ? 100 : percentile);
+    scale->hi = 1.0f;
+    float *finite = malloc((n ? n : 1) * sizeof *finite);
+    if (!finite)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for the heat map's range");
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(values[i]))
+            finite[m++] = values[i];
+    if (m > 0) {
+        /* Nearest rank: the smallest value at least percentile% of them reach. */
+        size_t rank = (size_t)ceil((double)scale->percentile / 100.0 * (double)m);
+        float top = select_kth(finite, m, rank > 0 ? rank - 1 : 0);
+        float max = finite[0];
+        for (size_t i = 1; i < m; i++)
+            max = fmaxf(max, finite[i]);
+        scale->max = max;
+        scale->hi = top > 0.0f ? top : (max > 0.0f ? max : 1.0f);
+        scale->clipped = scale->hi < max;
     }
-    int y = top + LEGEND_PAD * s;
-    if (label)
-        kd_font_draw(img, x0, y, label, s, ink);
-    y += (KD_FONT_CELL_HEIGHT + LEGEND_GAP_LABEL) * s;
-
-    int span = x1 - 1 - x0;
-    for (int px = x0; px < x1; px++) {
-        float t = span > 0 ? (float)(px - x0) / (float)span : 0.0f;
-        kd_image_fill_rect(img, px, y, 1, LEGEND_BAR * s, kd_ramp(t));
-    }
-    y += LEGEND_BAR * s;
-
-    /* Ticks and values at lo, the middle and hi. The middle value is dropped
-     * when the image is too narrow for it to stand clear of the ends. */
-    double values[3] = {lo, 0.5 * ((double)lo + (double)hi), hi};
-    int tick_x[3] = {x0, x0 + span / 2, x1 - 1};
-    char text[3][32];
-    int text_x[3];
-    for (int k = 0; k < 3; k++) {
-        kd_format_value(values[k], text[k], sizeof text[k]);
-        int w = kd_font_text_width(text[k], s);
-        text_x[k] = k == 0 ? x0 : (k == 1 ? tick_x[1] - w / 2 : x1 - w);
-    }
-    int gap = KD_FONT_ADVANCE * s;
-    bool show_mid = text_x[1] >= text_x[0] + kd_font_text_width(text[0], s) + gap &&
-                    text_x[1] + kd_font_text_width(text[1], s) + gap <= text_x[2];
-    int number_y = y + (LEGEND_TICK + LEGEND_GAP_NUMBERS) * s;
-    for (int k = 0; k < 3; k++) {
-        if (k == 1 && !show_mid)
-            continue;
-        kd_image_fill_rect(img, tick_x[k] - (s - 1) / 2, y, s, LEGEND_TICK * s, ink);
-        kd_font_draw(img, text_x[k], number_y, text[k], s, ink);
-    }
+    free(finite);
+    return KD_OK;
 }
 
-kd_status kd_heatmap_with_legend(const float *values, int width, int height, float lo, float hi,
-                                 const char *label, kd_image *out, kd_error *err)
+kd_status kd_heatmap_with_legend(const float *values, int width, int height, const kd_heat_scale *scale,
+                                 const char *title, const char *short_title, kd_image *out, kd_error *err)
 {
     memset(out, 0, sizeof *out);
     if (width < 1 || height < 1 || width > KD_IMAGE_MAX_SIDE || height > KD_IMAGE_MAX_SIDE)
         return kd_error_set(err, KD_ERR_INVALID, "heat map size %dx%d out of range", width,
                             height);
-    int legend = kd_heat_legend_height(width);
-    kd_status st = kd_image_create(out, width, height + legend, err);
-    if (st)
-        return st;
-    /* Paint the render into the top rows through a view of the same pixels. */
-    kd_image top = {width, height, out->rgb};
+    KD_TRY(kd_image_create(out, width, height, err));
     const kd_rgb background = {0, 0, 0};
-    kd_colormap_heat(&top, values, lo, hi, background);
-    draw_legend(out, height, lo, hi, label);
+    kd_colormap_heat(out, values, scale->lo, scale->hi, background);
+    if (title || short_title) {
+        const kd_legend legend = {.title = title ? title : short_title, .short_title = short_title,
+                                  .lo = scale->lo, .hi = scale->hi, .clipped = scale->clipped,
+                                  .percentile = scale->percentile, .max = scale->max};
+        kd_legend_draw(out, &legend);
+    }
     return KD_OK;
 }

@@ -62,18 +62,34 @@ bool kd_value_range(const float *values, size_t n, float *lo, float *hi);
  * above lo gets the top. NaN values get background. */
 void kd_colormap_heat(kd_image *img, const float *values, float lo, float hi, kd_rgb background);
 
-/* Height in pixels of the legend strip added below a heat map of the given
- * width (depends only on the width, which picks the text scale). */
-int kd_heat_legend_height(int width);
+/* The range a heat map of counts spans: lo 0 and hi the percentile-th
+ * percentile of the finite values (nearest rank), so that a few extreme
+ * pixels do not squeeze every other one into the ramp's bottom; values above
+ * hi share its colour. hi is the largest value where the percentile is 0,
+ * and 1 where every value is. */
+typedef struct kd_heat_scale {
+    float lo, hi;
+    float max;          /* the largest finite value (0 when none) */
+    bool clipped;       /* hi < max */
+    int percentile;
+} kd_heat_scale;
+
+/* The heat maps' percentile: the worst 1% of pixels saturate. */
+enum { KD_HEAT_PERCENTILE = 99 };
+
+/* Computes the scale of values[0..n) (percentile in 1..100; 100 is the
+ * largest value). Needs a copy of the values: KD_ERR_NOMEM without it. */
+kd_status kd_heat_scale_of(const float *values, size_t n, int percentile, kd_heat_scale *scale,
+                           kd_error *err);
 
 /* Builds a new image out = heat map of values (width x height, painted as
- * kd_colormap_heat) with a legend strip below it: a gradient bar over the
- * ramp with ticks at lo, the middle and hi, their values printed under
- * them, and label (e.g. "traversal steps per ray"; NULL for none) above the
- * bar. out is (width, height + kd_heat_legend_height(width)); it must be
- * zeroed or freed and is left zeroed on failure. */
-kd_status kd_heatmap_with_legend(const float *values, int width, int height, float lo, float hi,
-                                 const char *label, kd_image *out, kd_error *err);
+ * kd_colormap_heat over scale's [lo, hi]) with a legend (legend.h) drawn over
+ * its bottom rows where it fits: title (short_title on narrow images; NULL:
+ * none), the ramp, the values at its ends, "hi+" and the percentile when
+ * clipped. out is exactly width x height; it must be zeroed or freed and is
+ * left zeroed on failure. */
+kd_status kd_heatmap_with_legend(const float *values, int width, int height, const kd_heat_scale *scale,
+                                 const char *title, const char *short_title, kd_image *out, kd_error *err);
 
 /* Formats a legend or axis value compactly: integers as integers ("1234"),
  * large values with a k/M/G suffix ("12.5M"), others with 3 significant

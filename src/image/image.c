@@ -1,6 +1,7 @@
 /* RGB images: allocation, pixel access, PNG files and comparison. */
 #include "image.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -101,19 +102,19 @@ void kd_image_fill_rect(kd_image *img, int x, int y, int w, int h, kd_rgb c)
             kd_image_set_rgb(img, px, py, c);
 }
 
-/* ---- PNG files ------------------------------------------------------------ */
+/* ---- Image files ------------------------------------------------------------ */
 
 /* stb's own file writer ignores short writes; this sink remembers them so a
- * full disk is reported instead of leaving a truncated PNG. */
-typedef struct png_sink {
+ * full disk is reported instead of leaving a truncated file. */
+typedef struct image_sink {
     FILE *file;
     bool failed;
     int error_number;
-} png_sink;
+} image_sink;
 
-static void png_sink_write(void *context, void *data, int size)
+static void image_sink_write(void *context, void *data, int size)
 {
-    png_sink *sink = context;
+    image_sink *sink = context;
     if (sink->failed || size <= 0)
         return;
     if (fwrite(data, 1, (size_t)size, sink->file) != (size_t)size) {
@@ -122,32 +123,75 @@ static void png_sink_write(void *context, void *data, int size)
     }
 }
 
-kd_status kd_image_write_png(const kd_image *img, const char *path, kd_error *err)
+/* The extension of a file name's last part, from its dot ("" for none; a
+ * leading dot, as in ".hidden", starts no extension). */
+const char *kd_image_extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : base + strlen(base);
+}
+
+static bool same_ignoring_case(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+kd_image_format kd_image_format_of(const char *path)
+{
+    const char *ext = kd_image_extension(path);
+    if (strcmp(path, "-") == 0 || ext[0] == '\0' || same_ignoring_case(ext, ".png"))
+        return KD_IMAGE_PNG;
+    if (same_ignoring_case(ext, ".jpg") || same_ignoring_case(ext, ".jpeg"))
+        return KD_IMAGE_JPEG;
+    return KD_IMAGE_FORMAT_UNKNOWN;
+}
+
+/* Encodes img into an opened output file in format. */
+static kd_status encode(const kd_image *img, kd_image_format format, kd_outfile *out, kd_error *err)
+{
+    image_sink sink = {out->file, false, 0};
+    int ok = format == KD_IMAGE_JPEG
+                 ? stbi_write_jpg_to_func(image_sink_write, &sink, img->width, img->height, 3, img->rgb,
+                                          KD_IMAGE_JPEG_QUALITY)
+                 : stbi_write_png_to_func(image_sink_write, &sink, img->width, img->height, 3, img->rgb,
+                                          img->width * 3);
+    if (!ok || sink.failed) {
+        kd_outfile_abort(out);
+        if (!ok)
+            return kd_error_set(err, KD_ERR_NOMEM, "%s: %s encoding failed", out->is_stdout ? "stdout" : out->path,
+                                format == KD_IMAGE_JPEG ? "JPEG" : "PNG");
+        return kd_error_set(err, KD_ERR_IO, "%s: write failed: %s", out->is_stdout ? "stdout" : out->path,
+                            strerror(sink.error_number ? sink.error_number : EIO));
+    }
+    return kd_outfile_commit(out, err);
+}
+
+static kd_status write_image(const kd_image *img, const char *path, kd_image_format format, kd_error *err)
 {
     if (!img || !img->rgb || img->width < 1 || img->height < 1)
         return kd_error_set(err, KD_ERR_INVALID, "%s: no image to write", path);
-    kd_status st = kd_ensure_parent_dir(path, err);
-    if (st)
-        return st;
-    char tmp[1200];
-    kd_tmp_path_for(path, tmp, sizeof tmp);
-    png_sink sink = {fopen(tmp, "wb"), false, 0};
-    if (!sink.file)
-        return kd_error_set(err, KD_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-    int ok = stbi_write_png_to_func(png_sink_write, &sink, img->width, img->height, 3, img->rgb,
-                                    img->width * 3);
-    if (fclose(sink.file) != 0 && !sink.failed) {
-        sink.failed = true;
-        sink.error_number = errno;
-    }
-    if (!ok || sink.failed) {
-        remove(tmp);
-        if (!ok)
-            return kd_error_set(err, KD_ERR_NOMEM, "%s: PNG encoding failed", path);
-        return kd_error_set(err, KD_ERR_IO, "%s: write failed: %s", path,
-                            strerror(sink.error_number ? sink.error_number : EIO));
-    }
-    return kd_rename_into_place(tmp, path, err);
+    kd_outfile out;
+    KD_TRY(kd_outfile_open(&out, path, err));
+    return encode(img, format, &out, err);
+}
+
+kd_status kd_image_write_png(const kd_image *img, const char *path, kd_error *err)
+{
+    return write_image(img, path, KD_IMAGE_PNG, err);
+}
+
+kd_status kd_image_write(const kd_image *img, const char *path, kd_error *err)
+{
+    const kd_image_format format = kd_image_format_of(path);
+    if (format == KD_IMAGE_FORMAT_UNKNOWN)
+        return kd_error_set(err, KD_ERR_INVALID, "%s: scankd writes .png or .jpg images, not %s", path,
+                            kd_image_extension(path));
+    return write_image(img, path, format, err);
 }
 
 kd_status kd_image_read_png(kd_image *img, const char *path, kd_error *err)

@@ -1,5 +1,6 @@
-/* RGB images and the colour maps scankd draws with, written as PNG through
- * stb_image_write (to a temporary name, renamed into place when complete).
+/* RGB images and the colour maps scankd draws with, written as PNG or JPEG
+ * through stb_image_write (to a temporary name, renamed into place when
+ * complete).
  *
  * Pixels are 8-bit sRGB, 3 bytes each, rows top to bottom. Library calls
  * never print or exit: they return a kd_status and fill a kd_error.
@@ -47,9 +48,25 @@ void kd_image_fill(kd_image *img, kd_rgb c);
 /* Fills the rectangle [x, x+w) x [y, y+h), clipped to the image. */
 void kd_image_fill_rect(kd_image *img, int x, int y, int w, int h, kd_rgb c);
 
-/* Writes a PNG atomically: creates the parent folder if missing (one level,
- * like out/), writes "<path>.tmp-<pid>", checks every write, then renames it
- * over path. On any failure neither path nor the temporary file remains. */
+/* Image files are written atomically through kd_outfile (kd_file.h):
+ * under a temporary name renamed over path when complete, missing folders
+ * created, "-" for stdout; on any failure neither path nor the temporary
+ * file remains. */
+typedef enum kd_image_format { KD_IMAGE_PNG, KD_IMAGE_JPEG, KD_IMAGE_FORMAT_UNKNOWN } kd_image_format;
+
+/* JPEG quality (1..100): high, since the images are for reading details. */
+enum { KD_IMAGE_JPEG_QUALITY = 95 };
+
+/* The format a file name asks for: .png, no extension at all, and "-"
+ * (stdout) PNG; .jpg or .jpeg JPEG (in any case); any other extension
+ * unknown. */
+kd_image_format kd_image_format_of(const char *path);
+/* The extension of path's last part, from its dot; "" when it has none. */
+const char *kd_image_extension(const char *path);
+/* Writes img in the format its name asks for; an unknown one is
+ * KD_ERR_INVALID, so that no file carries bytes its name belies. */
+kd_status kd_image_write(const kd_image *img, const char *path, kd_error *err);
+/* Writes img as PNG whatever the name. */
 kd_status kd_image_write_png(const kd_image *img, const char *path, kd_error *err);
 /* Reads a PNG of any channel count or bit depth, converted to 8-bit RGB.
  * img must be zeroed or freed; it is left zeroed on failure. */

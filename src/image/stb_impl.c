@@ -1,5 +1,5 @@
-/* The one file that holds the stb implementations: stb_image_write for PNG
- * output, and stb_image (PNG only) for reading images back in tests and
+/* The one file that holds the stb implementations: stb_image_write for PNG and
+ * JPEG output, and stb_image (PNG only) for reading images back in tests and
  * for 'verify --compare ref.png'. */
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>

@@ -28,6 +28,16 @@ static void cross3(const float a[3], const float b[3], float out[3])
 static bool normalize3(float v[3])
 {
     float len = sqrtf(dot3(v, v));
+    if (isinf(len)) {
+        /* The squares overflow (a view across a scene near the float limit):
+         * scale down by the largest component first. */
+        const float m = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+        if (!isfinite(m))
+            return false;
+        for (int a = 0; a < 3; a++)
+            v[a] /= m;
+        len = sqrtf(dot3(v, v));
+    }
     if (!(len > 0.0f) || !isfinite(len))
         return false;
     for (int a = 0; a < 3; a++)
@@ -96,22 +106,37 @@ static void framing_fit(framing *fr, const float p[3])
     fr->depth_max = fmaxf(fr->depth_max, z);
 }
 
-static float box_diagonal(kd_aabb bounds)
+/* In double: the extents of a box near the float limit overflow in float. */
+static double box_diagonal(kd_aabb bounds)
 {
-    float diag = 0.0f;
+    double diag = 0.0;
     for (int a = 0; a < 3; a++)
-        diag += (bounds.hi[a] - bounds.lo[a]) * (bounds.hi[a] - bounds.lo[a]);
-    return sqrtf(diag);
+        diag += ((double)bounds.hi[a] - bounds.lo[a]) * ((double)bounds.hi[a] - bounds.lo[a]);
+    return sqrt(diag);
 }
 
 /* Distance from look along the view direction at which the framed points are
  * inside the view and the eye is outside the box. */
 static float framing_result(const framing *fr, kd_aabb bounds)
 {
-    float diag = box_diagonal(bounds);
-    if (!(diag > 0.0f) || !isfinite(diag))
+    double diag = box_diagonal(bounds);
+    if (!(diag > 0.0))
         return 1.0f;
-    return fmaxf(fr->dist, fr->depth_max + 0.01f * diag);
+    return (float)fmax(fr->dist, fr->depth_max + 0.01 * diag); /* inf when out of float's range */
+}
+
+/* An automatic camera must come out finite: a scene whose coordinates lie
+ * near the float limit cannot be framed from outside in single precision. */
+static kd_status check_framed(const kd_camera *cam, kd_aabb bounds, kd_error *err)
+{
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(cam->eye[a]) || !isfinite(cam->look[a]))
+            return kd_error_set(err, KD_ERR_UNSUPPORTED,
+                                "the scene (bounds [%g, %g, %g] .. [%g, %g, %g]) is too large to frame "
+                                "automatically in single precision; give --eye and --look",
+                                bounds.lo[0] + 0.0, bounds.lo[1] + 0.0, bounds.lo[2] + 0.0,
+                                bounds.hi[0] + 0.0, bounds.hi[1] + 0.0, bounds.hi[2] + 0.0);
+    return KD_OK;
 }
 
 static float framing_distance(kd_aabb bounds, const float look[3], const float f[3],
@@ -142,7 +167,8 @@ kd_status kd_camera_setup(kd_camera *cam, const kd_camera_request *req, kd_aabb 
                        bounds.lo[2] <= bounds.hi[2];
     for (int a = 0; a < 3; a++)
         cam->look[a] = req->has_look ? req->look[a]
-                                     : (have_bounds ? 0.5f * (bounds.lo[a] + bounds.hi[a]) : 0.0f);
+                                     : (have_bounds ? (float)(0.5 * ((double)bounds.lo[a] + bounds.hi[a]))
+                                                    : 0.0f); /* the same value as in float, without overflow */
     if (req->has_eye) {
         memcpy(cam->eye, req->eye, sizeof cam->eye);
     } else {
@@ -158,8 +184,39 @@ kd_status kd_camera_setup(kd_camera *cam, const kd_camera_request *req, kd_aabb 
         float dist = have_bounds ? framing_distance(bounds, cam->look, f, r, u, tan_x, tan_y) : 1.0f;
         for (int a = 0; a < 3; a++)
             cam->eye[a] = cam->look[a] - dist * f[a];
+        KD_TRY(check_framed(cam, bounds, err));
     }
     return kd_camera_finish(cam, err);
+}
+
+/* --size WxH, or the older W H: the values at argv[*i + 1] (and + 2). */
+static int parse_size(int argc, char **argv, int *i, kd_camera_request *req, kd_error *err)
+{
+    if (*i + 1 >= argc) {
+        kd_error_set(err, KD_ERR_PARSE, "option --size needs a value (WxH)");
+        return -1;
+    }
+    const char *value = argv[*i + 1];
+    long w, h;
+    if (strpbrk(value, "xX")) {
+        if (!kd_parse_size(value, KD_IMAGE_MAX_SIDE, &req->width, &req->height)) {
+            kd_error_set(err, KD_ERR_PARSE, "--size '%s': expected WxH, each a whole number in 1..%d", value,
+                         KD_IMAGE_MAX_SIDE);
+            return -1;
+        }
+        *i += 1;
+        return 1;
+    }
+    if (*i + 2 >= argc || !kd_parse_int(value, 1, KD_IMAGE_MAX_SIDE, &w) ||
+        !kd_parse_int(argv[*i + 2], 1, KD_IMAGE_MAX_SIDE, &h)) {
+        kd_error_set(err, KD_ERR_PARSE, "--size '%s%s%s': expected WxH (or W H), each a whole number in 1..%d",
+                     value, *i + 2 < argc ? " " : "", *i + 2 < argc ? argv[*i + 2] : "", KD_IMAGE_MAX_SIDE);
+        return -1;
+    }
+    req->width = (int)w;
+    req->height = (int)h;
+    *i += 2;
+    return 1;
 }
 
 int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req, kd_error *err)
@@ -167,6 +224,8 @@ int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req
     const char *opt = argv[*i];
     float *vec = NULL;
     bool *flag = NULL;
+    if (strcmp(opt, "--size") == 0)
+        return parse_size(argc, argv, i, req, err);
     if (strcmp(opt, "--eye") == 0) {
         vec = req->eye;
         flag = &req->has_eye;
@@ -176,13 +235,11 @@ int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req
     } else if (strcmp(opt, "--up") == 0) {
         vec = req->up;
         flag = &req->has_up;
-    } else if (strcmp(opt, "--fov") != 0 && strcmp(opt, "--size") != 0) {
+    } else if (strcmp(opt, "--fov") != 0) {
         return 0;
     }
-    int needed = strcmp(opt, "--size") == 0 ? 2 : 1;
-    if (*i + needed >= argc) {
-        kd_error_set(err, KD_ERR_PARSE, "option %s needs %s", opt,
-                     needed == 2 ? "two values (W H)" : "a value");
+    if (*i + 1 >= argc) {
+        kd_error_set(err, KD_ERR_PARSE, "option %s needs a value", opt);
         return -1;
     }
     const char *value = argv[*i + 1];
@@ -192,7 +249,7 @@ int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req
             return -1;
         }
         *flag = true;
-    } else if (needed == 1) {
+    } else {
         float fov;
         if (!kd_parse_float(value, &fov) || !(fov > 0.0f && fov < 180.0f)) {
             kd_error_set(err, KD_ERR_PARSE, "--fov '%s': expected degrees between 0 and 180", value);
@@ -200,18 +257,8 @@ int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req
         }
         req->fov_deg = fov;
         req->has_fov = true;
-    } else {
-        long w, h;
-        if (!kd_parse_int(argv[*i + 1], 1, KD_IMAGE_MAX_SIDE, &w) ||
-            !kd_parse_int(argv[*i + 2], 1, KD_IMAGE_MAX_SIDE, &h)) {
-            kd_error_set(err, KD_ERR_PARSE, "--size '%s %s': expected two whole numbers in 1..%d",
-                         argv[*i + 1], argv[*i + 2], KD_IMAGE_MAX_SIDE);
-            return -1;
-        }
-        req->width = (int)w;
-        req->height = (int)h;
     }
-    *i += needed;
+    *i += 1;
     return 1;
 }
 
@@ -236,5 +283,6 @@ kd_status kd_camera_setup_mesh(kd_camera *cam, const kd_camera_request *req, con
     float dist = framing_result(&fr, bounds);
     for (int a = 0; a < 3; a++)
         cam->eye[a] = cam->look[a] - dist * f[a];
+    KD_TRY(check_framed(cam, bounds, err));
     return kd_camera_finish(cam, err);
 }

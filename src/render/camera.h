@@ -71,9 +71,9 @@ kd_status kd_camera_setup_mesh(kd_camera *cam, const kd_camera_request *req, con
 kd_status kd_camera_finish(kd_camera *cam, kd_error *err);
 
 /* Parses one camera option at argv[*i] (--eye x,y,z --look x,y,z --up x,y,z
- * --fov deg --size W H). Returns 1 when it consumed an option (advancing *i
- * past its values), 0 when argv[*i] is not a camera option, -1 on a bad or
- * missing value (message in err). */
+ * --fov deg --size WxH, or the older --size W H). Returns 1 when it consumed
+ * an option (advancing *i past its values), 0 when argv[*i] is not a camera
+ * option, -1 on a bad or missing value (message in err). */
 int kd_camera_parse_option(int argc, char **argv, int *i, kd_camera_request *req, kd_error *err);
 
 #ifdef __cplusplus

@@ -1,112 +1,106 @@
-/* Tree files, format version 1 (all integers and floats little-endian):
- *
- *   offset  bytes  field
- *        0      8  magic "SCANKDT\0"
- *        8      4  version (1)
- *       12      4  header size in bytes (64)
- *       16      4  num_nodes
- *       20      4  num_leaf_indices
- *       24      4  num_triangles of the mesh the tree was built over
- *       28      4  max_depth (the depth cap)
- *       32     24  bounds: lo x y z, hi x y z (float32)
- *       56      8  reserved, zero
- *       64   8 Nn  nodes: per node the word holding split (float32 bits) or
- *                  leaf offset, then the flags word (kd_tree.h)
- *        .   4 Ni  leaf triangle indices (uint32)
- *        .      8  FNV-1a 64-bit hash of every byte before it
- *
- * Loading checks, in order: magic, version, header size, file size against
- * the counts (truncated or trailing bytes), checksum, then the structure. */
+/* Tree files: writing (the layout is tree_format.h's), where a tree came
+ * from and whether it belongs to a mesh, and the structure every tree must
+ * have. Reading is tree_load.c's. */
 #include "tree_io.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kd_file.h"
+#include "kd_hash.h"
+#include "tree_format.h"
 
-#define KD_TREE_MAGIC "SCANKDT"
-enum { KD_TREE_VERSION = 1, KD_TREE_HEADER_BYTES = 64, KD_TREE_CHECKSUM_BYTES = 8 };
-
-static uint64_t fnv1a64(const unsigned char *p, size_t n)
+void kd_tree_origin_init(kd_tree_origin *origin, const kd_mesh *mesh, kd_tree_builder builder,
+                         uint64_t rules_hash)
 {
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
+    memset(origin, 0, sizeof *origin);
+    origin->has_fingerprint = true;
+    origin->mesh_fingerprint = kd_mesh_fingerprint(mesh);
+    origin->num_vertices = mesh->num_vertices;
+    origin->builder = builder;
+    origin->rules_hash = rules_hash;
+}
+
+uint64_t kd_tree_rules_hash_cpu(const kd_build_params *params)
+{
+    return kd_build_rules_hash(params, NULL, 0);
+}
+
+uint64_t kd_tree_rules_hash_gpu(const kd_build_params *params, bool median_split, int small_threshold,
+                                int sah_bins, float empty_space)
+{
+    uint32_t empty_bits;
+    memcpy(&empty_bits, &empty_space, sizeof empty_bits);
+    const uint32_t extra[] = {median_split, (uint32_t)small_threshold, (uint32_t)sah_bins, empty_bits};
+    return kd_build_rules_hash(params, extra, sizeof extra / sizeof extra[0]);
+}
+
+const char *kd_tree_builder_name(kd_tree_builder builder)
+{
+    switch (builder) {
+    case KD_TREE_BUILDER_CPU: return "cpu";
+    case KD_TREE_BUILDER_GPU: return "gpu";
+    default: return "unknown";
     }
-    return h;
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
+/* The version-2 header of tree and origin into buf. */
+static void encode_header(const kd_tree *tree, const kd_tree_origin *origin, unsigned char *buf)
 {
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-    p[2] = (unsigned char)(v >> 16);
-    p[3] = (unsigned char)(v >> 24);
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_f32(unsigned char *p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    put_u32(p, u);
-}
-
-static float get_f32(const unsigned char *p)
-{
-    uint32_t u = get_u32(p);
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint64_t file_bytes_for(uint64_t num_nodes, uint64_t num_indices)
-{
-    return KD_TREE_HEADER_BYTES + 8 * num_nodes + 4 * num_indices + KD_TREE_CHECKSUM_BYTES;
-}
-
-kd_status kd_tree_save(const kd_tree *tree, const char *path, kd_error *err)
-{
-    kd_status st = kd_tree_check_structure(tree, err);
-    if (st)
-        return st;
-    size_t size = (size_t)file_bytes_for(tree->num_nodes, tree->num_leaf_indices);
-    unsigned char *buf = calloc(size, 1);
-    if (!buf)
-        return kd_error_set(err, KD_ERR_NOMEM, "%s: out of memory for %zu bytes", path, size);
-
-    memcpy(buf, KD_TREE_MAGIC, 8); /* with its terminating NUL */
-    put_u32(buf + 8, KD_TREE_VERSION);
-    put_u32(buf + 12, KD_TREE_HEADER_BYTES);
-    put_u32(buf + 16, tree->num_nodes);
-    put_u32(buf + 20, tree->num_leaf_indices);
-    put_u32(buf + 24, tree->num_triangles);
-    put_u32(buf + 28, tree->max_depth);
+    memcpy(buf, KD_TREE_MAGIC, KD_TREE_MAGIC_BYTES); /* with its terminating NUL */
+    kd_tree_put_u32(buf + KD_TREE_OFF_VERSION, KD_TREE_FORMAT_VERSION);
+    kd_tree_put_u32(buf + KD_TREE_OFF_HEADER_SIZE, KD_TREE_V2_HEADER_BYTES);
+    kd_tree_put_u32(buf + KD_TREE_OFF_NODES, tree->num_nodes);
+    kd_tree_put_u32(buf + KD_TREE_OFF_INDICES, tree->num_leaf_indices);
+    kd_tree_put_u32(buf + KD_TREE_OFF_TRIANGLES, tree->num_triangles);
+    kd_tree_put_u32(buf + KD_TREE_OFF_DEPTH, tree->max_depth);
     for (int a = 0; a < 3; a++) {
-        put_f32(buf + 32 + 4 * a, tree->bounds.lo[a]);
-        put_f32(buf + 44 + 4 * a, tree->bounds.hi[a]);
+        kd_tree_put_f32(buf + KD_TREE_OFF_BOUNDS + 4 * a, tree->bounds.lo[a]);
+        kd_tree_put_f32(buf + KD_TREE_OFF_BOUNDS + 12 + 4 * a, tree->bounds.hi[a]);
     }
-    unsigned char *p = buf + KD_TREE_HEADER_BYTES;
+    kd_tree_put_u64(buf + KD_TREE_OFF_FINGERPRINT, origin->mesh_fingerprint);
+    kd_tree_put_u32(buf + KD_TREE_OFF_VERTICES, origin->num_vertices);
+    kd_tree_put_u32(buf + KD_TREE_OFF_BUILDER, (uint32_t)origin->builder);
+    kd_tree_put_u64(buf + KD_TREE_OFF_RULES, origin->rules_hash);
+    kd_tree_put_u64(buf + KD_TREE_OFF_HEADER_SUM, kd_tree_fnv1a64(buf, KD_TREE_OFF_HEADER_SUM));
+}
+
+/* The whole file's bytes into a new buffer of *size bytes. */
+static unsigned char *encode_file(const kd_tree *tree, const kd_tree_origin *origin, size_t *size)
+{
+    *size = (size_t)kd_tree_file_bytes(KD_TREE_V2_HEADER_BYTES, tree->num_nodes, tree->num_leaf_indices);
+    unsigned char *buf = calloc(*size, 1);
+    if (!buf)
+        return NULL;
+    encode_header(tree, origin, buf);
+    unsigned char *p = buf + KD_TREE_V2_HEADER_BYTES;
     for (uint32_t i = 0; i < tree->num_nodes; i++, p += 8) {
-        put_u32(p, tree->nodes[i].leaf_offset); /* the union's raw bits either way */
-        put_u32(p + 4, tree->nodes[i].flags);
+        kd_tree_put_u32(p, tree->nodes[i].leaf_offset); /* the union's raw bits either way */
+        kd_tree_put_u32(p + 4, tree->nodes[i].flags);
     }
     for (uint32_t i = 0; i < tree->num_leaf_indices; i++, p += 4)
-        put_u32(p, tree->leaf_indices[i]);
-    uint64_t h = fnv1a64(buf, size - KD_TREE_CHECKSUM_BYTES);
-    put_u32(p, (uint32_t)h);
-    put_u32(p + 4, (uint32_t)(h >> 32));
+        kd_tree_put_u32(p, tree->leaf_indices[i]);
+    kd_tree_put_u64(p, kd_tree_fnv1a64(buf, *size - KD_TREE_CHECKSUM_BYTES));
+    return buf;
+}
 
+kd_status kd_tree_save(const kd_tree *tree, const kd_tree_origin *origin, const char *path, kd_error *err)
+{
+    if (!origin || !origin->has_fingerprint)
+        return kd_error_set(err, KD_ERR_INVALID, "%s: a tree is saved with the fingerprint of its mesh", path);
+    if ((unsigned)origin->builder >= KD_TREE_NUM_BUILDERS)
+        return kd_error_set(err, KD_ERR_INVALID, "%s: unknown builder %d", path, (int)origin->builder);
+    KD_TRY(kd_tree_check_structure(tree, err));
+    size_t size;
+    unsigned char *buf = encode_file(tree, origin, &size);
+    if (!buf)
+        return kd_error_set(err, KD_ERR_NOMEM, "%s: out of memory for %zu bytes", path, size);
     kd_outfile out;
-    st = kd_outfile_open(&out, path, err);
+    kd_status st = kd_outfile_open(&out, path, err);
     if (st == KD_OK) {
         if (fwrite(buf, 1, size, out.file) != size) {
             kd_outfile_abort(&out);
@@ -119,129 +113,58 @@ kd_status kd_tree_save(const kd_tree *tree, const char *path, kd_error *err)
     return st;
 }
 
-static kd_status read_whole_file(const char *path, unsigned char **data, uint64_t *size,
-                                 kd_error *err)
+/* ---- Does a tree belong to a mesh ------------------------------------------- */
+
+static kd_status other_mesh(kd_error *err, const char *tree_name, const char *mesh_name, const char *why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kd_error_set(err, KD_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return kd_error_set(err, KD_ERR_NOMEM, "%s: out of memory reading the file", path);
+    return kd_error_set(err, KD_ERR_INVALID, "tree %s was built over a different mesh than %s: %s",
+                        tree_name ? tree_name : "(in memory)", mesh_name ? mesh_name : "the mesh given", why);
+}
+
+kd_status kd_tree_check_fits(const kd_tree *tree, const kd_mesh *mesh, const char *tree_name,
+                             const char *mesh_name, kd_error *err)
+{
+    char why[256];
+    if (tree->num_triangles != mesh->num_triangles) {
+        snprintf(why, sizeof why, "it was built over %u triangles, the mesh has %u", tree->num_triangles,
+                 mesh->num_triangles);
+        return other_mesh(err, tree_name, mesh_name, why);
+    }
+    kd_aabb b = kd_mesh_bounds(mesh);
+    for (int a = 0; a < 3; a++)
+        if (b.lo[a] < tree->bounds.lo[a] || b.hi[a] > tree->bounds.hi[a]) {
+            snprintf(why, sizeof why, "its root box [%g, %g] on axis %d does not hold the mesh's [%g, %g]",
+                     tree->bounds.lo[a] + 0.0, tree->bounds.hi[a] + 0.0, a, b.lo[a] + 0.0, b.hi[a] + 0.0);
+            return other_mesh(err, tree_name, mesh_name, why);
         }
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        cap *= 2;
-        unsigned char *grown = realloc(buf, cap);
-        if (!grown)
-            free(buf);
-        buf = grown;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return kd_error_set(err, KD_ERR_IO, "%s: read failed", path);
-    }
-    *data = buf;
-    *size = n;
     return KD_OK;
 }
 
-/* The header's magic, version and size. */
-static kd_status check_header(const unsigned char *buf, uint64_t size, const char *path, kd_error *err)
+kd_status kd_tree_check_origin(const kd_tree_origin *origin, const kd_mesh *mesh, const char *tree_name,
+                               const char *mesh_name, kd_error *err)
 {
-    if (size < 8 || memcmp(buf, KD_TREE_MAGIC, 8) != 0)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: not a scankd tree file (bad magic)", path);
-    if (size < 12)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, no version", path,
-                            (unsigned long long)size);
-    if (get_u32(buf + 8) != KD_TREE_VERSION)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: tree file version %u; this build reads version %d", path,
-                            get_u32(buf + 8), KD_TREE_VERSION);
-    if (size < KD_TREE_HEADER_BYTES)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: truncated: %llu bytes, header needs %d", path,
-                            (unsigned long long)size, KD_TREE_HEADER_BYTES);
-    if (get_u32(buf + 12) != KD_TREE_HEADER_BYTES)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: header size %u, expected %d", path, get_u32(buf + 12),
-                            KD_TREE_HEADER_BYTES);
-    return KD_OK;
+    if (!origin->has_fingerprint)
+        return kd_error_set(err, KD_ERR_INVALID,
+                            "tree %s is a version-%u file, which records no fingerprint of its mesh, so it "
+                            "cannot be matched to %s",
+                            tree_name ? tree_name : "(in memory)", origin->version,
+                            mesh_name ? mesh_name : "the mesh given");
+    const uint64_t here = kd_mesh_fingerprint(mesh);
+    if (here == origin->mesh_fingerprint && origin->num_vertices == mesh->num_vertices)
+        return KD_OK;
+    char why[256];
+    if (origin->num_vertices != mesh->num_vertices)
+        snprintf(why, sizeof why, "that mesh had %u vertices, this one has %u", origin->num_vertices,
+                 mesh->num_vertices);
+    else
+        snprintf(why, sizeof why,
+                 "the same numbers of vertices and triangles, but other positions or another order "
+                 "(mesh fingerprint %016" PRIx64 " recorded, %016" PRIx64 " here)",
+                 origin->mesh_fingerprint, here);
+    return other_mesh(err, tree_name, mesh_name, why);
 }
 
-/* The file's length against the counts in its header, its checksum and its
- * reserved bytes. */
-static kd_status check_body(const unsigned char *buf, uint64_t size, const char *path, kd_error *err)
-{
-    uint32_t num_nodes = get_u32(buf + 16), num_indices = get_u32(buf + 20);
-    uint64_t expected = file_bytes_for(num_nodes, num_indices);
-    if (size < expected)
-        return kd_error_set(err, KD_ERR_PARSE,
-                            "%s: truncated: %llu bytes, but its %u nodes and %u leaf indices need %llu", path,
-                            (unsigned long long)size, num_nodes, num_indices, (unsigned long long)expected);
-    if (size > expected)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: %llu bytes of trailing data after the tree", path,
-                            (unsigned long long)(size - expected));
-    const unsigned char *c = buf + size - KD_TREE_CHECKSUM_BYTES;
-    uint64_t stored = (uint64_t)get_u32(c) | (uint64_t)get_u32(c + 4) << 32;
-    if (stored != fnv1a64(buf, (size_t)size - KD_TREE_CHECKSUM_BYTES))
-        return kd_error_set(err, KD_ERR_PARSE, "%s: checksum mismatch: the file is corrupted", path);
-    if (get_u32(buf + 56) != 0 || get_u32(buf + 60) != 0)
-        return kd_error_set(err, KD_ERR_PARSE, "%s: reserved header bytes are not zero", path);
-    return KD_OK;
-}
-
-/* The tree from a checked file's bytes. */
-static kd_status decode_tree(const unsigned char *buf, kd_tree *tree, const char *path, kd_error *err)
-{
-    uint32_t num_nodes = get_u32(buf + 16), num_indices = get_u32(buf + 20);
-    tree->num_nodes = num_nodes;
-    tree->num_leaf_indices = num_indices;
-    tree->num_triangles = get_u32(buf + 24);
-    tree->max_depth = get_u32(buf + 28);
-    for (int a = 0; a < 3; a++) {
-        tree->bounds.lo[a] = get_f32(buf + 32 + 4 * a);
-        tree->bounds.hi[a] = get_f32(buf + 44 + 4 * a);
-    }
-    tree->nodes = malloc((num_nodes ? num_nodes : 1) * sizeof *tree->nodes);
-    tree->leaf_indices = malloc((num_indices ? num_indices : 1) * sizeof *tree->leaf_indices);
-    if (!tree->nodes || !tree->leaf_indices) {
-        kd_tree_free(tree);
-        return kd_error_set(err, KD_ERR_NOMEM, "%s: out of memory for %u nodes", path, num_nodes);
-    }
-    const unsigned char *p = buf + KD_TREE_HEADER_BYTES;
-    for (uint32_t i = 0; i < num_nodes; i++, p += 8) {
-        tree->nodes[i].leaf_offset = get_u32(p);
-        tree->nodes[i].flags = get_u32(p + 4);
-    }
-    for (uint32_t i = 0; i < num_indices; i++, p += 4)
-        tree->leaf_indices[i] = get_u32(p);
-    return KD_OK;
-}
-
-kd_status kd_tree_load(kd_tree *tree, const char *path, kd_error *err)
-{
-    memset(tree, 0, sizeof *tree);
-    unsigned char *buf = NULL;
-    uint64_t size = 0;
-    kd_status st = read_whole_file(path, &buf, &size, err);
-    if (st)
-        return st;
-    if (!(st = check_header(buf, size, path, err)) && !(st = check_body(buf, size, path, err)))
-        st = decode_tree(buf, tree, path, err);
-    free(buf);
-    if (st)
-        return st;
-    kd_error why;
-    if (kd_tree_check_structure(tree, &why)) {
-        kd_tree_free(tree);
-        return kd_error_set(err, KD_ERR_PARSE, "%s: inconsistent tree: %s", path, why.message);
-    }
-    return KD_OK;
-}
+/* ---- Structure ------------------------------------------------------------------ */
 
 typedef struct check_entry {
     uint32_t node, depth;

@@ -242,6 +242,35 @@ static void check_loaded(const kd_mesh *mesh, scankd_scene *built, scankd_scene 
     free(hits);
 }
 
+/* The same triangles in another order, and the mesh scaled by 0.9 (inside
+ * the tree's box): the counts and the box fit, the fingerprint does not. */
+static void check_fingerprint_loads(const kd_mesh *mesh, const char *path)
+{
+    kd_error err;
+    scankd_scene *scene = NULL;
+    uint32_t n = mesh->num_triangles;
+    uint32_t *order = malloc(3ull * n * sizeof *order);
+    for (uint32_t t = 0; t < n; t++)
+        for (int k = 0; k < 3; k++)
+            order[3 * t + k] = mesh->indices[3 * ((t + 1) % n) + k]; /* rotated by one face */
+    kd_mesh shuffled, scaled;
+    CHECK(scankd_mesh_from_arrays(mesh->positions, mesh->num_vertices, order, n, &shuffled, &err) == KD_OK);
+    check_failure(scankd_scene_load(&shuffled, path, &scene, &err), KD_ERR_INVALID, &err,
+                  "was built over a different mesh than the mesh given: the same numbers");
+    CHECK(scene == NULL);
+    CHECK(scankd_mesh_from_arrays(mesh->positions, mesh->num_vertices, mesh->indices, n, &scaled, &err) == KD_OK);
+    kd_aabb box = kd_mesh_bounds(mesh);
+    for (uint32_t i = 0; i < 3 * scaled.num_vertices; i++) {
+        const int a = (int)(i % 3);
+        const float centre = 0.5f * (box.lo[a] + box.hi[a]);
+        scaled.positions[i] = centre + 0.9f * (scaled.positions[i] - centre);
+    }
+    check_failure(scankd_scene_load(&scaled, path, &scene, &err), KD_ERR_INVALID, &err, "fingerprint");
+    kd_mesh_free(&shuffled);
+    kd_mesh_free(&scaled);
+    free(order);
+}
+
 static void check_bad_loads(const kd_mesh *mesh, const char *path, kd_test_rng *rng)
 {
     kd_error err;
@@ -257,6 +286,7 @@ static void check_bad_loads(const kd_mesh *mesh, const char *path, kd_test_rng *
         moved.positions[i] += 100.0f;
     check_failure(scankd_scene_load(&moved, path, &scene, &err), KD_ERR_INVALID, &err, "root box");
     kd_mesh_free(&moved);
+    check_fingerprint_loads(mesh, path);
     char bad[1024];
     kd_test_tmp_path("api_cpu_not_a_tree.kd", bad, sizeof bad);
     FILE *f = fopen(bad, "wb");

@@ -42,6 +42,15 @@ static bool file_has(const char *path, const char *needle)
     return found;
 }
 
+/* The same without the complaint: for what must be absent. */
+static bool file_has_quiet(const char *path, const char *needle)
+{
+    char *s = slurp(path);
+    bool found = strstr(s, needle) != NULL;
+    free(s);
+    return found;
+}
+
 int main(void)
 {
     kd_test_tmp_path("cli_out.txt", g_out, sizeof g_out);
@@ -108,11 +117,17 @@ int main(void)
     snprintf(args, sizeof args, "stats '%s' --tree /nonexistent.kd", scene);
     CHECK(run(args) == 1);
 
-    /* Failures to build: a missing scene; a save into a missing folder
-     * leaves no file behind. */
+    /* Failures to build: a missing scene; a save under a file (where a
+     * folder should be) fails at once, before the scene is even read, and
+     * leaves no file behind; missing folders are made (a/b/c). */
     CHECK(run("build /nonexistent/scene.obj") == 1 && file_has(g_err, "scankd build:"));
-    snprintf(args, sizeof args, "build '%s' --save '%s/missing/dir/t.kd'", scene, KD_TEST_TMP_DIR);
-    CHECK(run(args) == 1);
+    snprintf(args, sizeof args, "build /nonexistent/scene.obj --save '%s/t.kd'", scene);
+    CHECK(run(args) == 1 && file_has(g_err, "is not a directory") && !file_has_quiet(g_err, "nonexistent"));
+    snprintf(args, sizeof args, "build '%s' --save '%s/build_cli_made/a/b/t.kd'", scene, KD_TEST_TMP_DIR);
+    CHECK(run(args) == 0);
+    snprintf(args, sizeof args, "%s/build_cli_made/a/b/t.kd", KD_TEST_TMP_DIR);
+    CHECK(access(args, R_OK) == 0);
+    remove(args);
 
     /* Usage errors: exit 2 with a hint. */
     CHECK(run("build") == 2 && file_has(g_err, "try 'scankd build --help'"));

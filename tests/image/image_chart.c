@@ -186,12 +186,18 @@ static void test_errors(void)
     CHECK(kd_chart_add_series(chart, "one", &one_x, &one_y, 1, &err) == KD_OK);
     CHECK_MSG(kd_chart_render(chart, &img, &err) == KD_OK, "%s", err.message);
     kd_image_free(&img);
-    /* A write that cannot succeed leaves no file. */
-    char path[512];
-    kd_test_tmp_path("image_chart/no_such_dir/deeper/x.png", path, sizeof path);
+    /* A write that cannot succeed (a file stands where a folder should)
+     * leaves no file. */
+    char path[512], blocker[512];
+    kd_test_tmp_path("image_chart_blocker", blocker, sizeof blocker);
+    FILE *f = fopen(blocker, "w");
+    if (f)
+        fclose(f);
+    kd_test_tmp_path("image_chart_blocker/deeper/x.png", path, sizeof path);
     CHECK(kd_chart_write_png(chart, path, &err) == KD_ERR_IO);
     struct stat sb;
     CHECK(stat(path, &sb) != 0);
+    remove(blocker);
     for (int i = 0; i < KD_CHART_MAX_SERIES; i++)
         kd_chart_add_series(chart, "more", NULL, NULL, 0, &err);
     CHECK(kd_chart_add_series(chart, "too many", NULL, NULL, 0, &err) == KD_ERR_INVALID);

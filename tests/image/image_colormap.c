@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "colormap.h"
+#include "legend.h"
 #include "font.h"
 #include "test_support.h"
 
@@ -117,6 +118,9 @@ static void test_heat(void)
     kd_image_free(&img);
 }
 
+/* The heat map with its legend is exactly the size asked for; the legend,
+ * where it fits, covers the bottom rows and holds the ramp's two ends and
+ * light text; elsewhere the render is as kd_colormap_heat paints it. */
 static void test_legend(void)
 {
     kd_error err;
@@ -126,18 +130,20 @@ static void test_legend(void)
         float *values = malloc((size_t)w * h * sizeof *values);
         for (int i = 0; i < w * h; i++)
             values[i] = (float)((i % w) * 100 / w); /* 0..99 left to right */
+        kd_heat_scale scale = {0.0f, 99.0f, 99.0f, false, 100};
         kd_image out;
-        CHECK(kd_heatmap_with_legend(values, w, h, 0.0f, 99.0f, "steps", &out, &err) == KD_OK);
-        int legend = kd_heat_legend_height(w);
-        CHECK(legend >= 2 * kd_font_text_height(1));
-        CHECK(out.width == w && out.height == h + legend);
-        /* The render sits on top, unchanged by the legend. */
+        CHECK(kd_heatmap_with_legend(values, w, h, &scale, "steps", NULL, &out, &err) == KD_OK);
+        CHECK(out.width == w && out.height == h);
+        const bool fits = kd_legend_fits(w, h);
+        CHECK(fits == (c == 1));
+        const int top = fits ? h - kd_legend_height(w) : h;
+        CHECK(kd_legend_height(w) >= 2 * kd_font_text_height(1));
+        /* The render above the legend, unchanged by it. */
         CHECK(same(kd_image_get(&out, 0, 0), kd_ramp(0.0f)));
-        float last = values[w * h - 1];
-        CHECK(same(kd_image_get(&out, w - 1, h - 1), kd_ramp((last - 0.0f) / (99.0f - 0.0f))));
-        /* The legend holds the ramp's two ends in its bar and some light text. */
+        float last = values[(top - 1) * w + w - 1];
+        CHECK(same(kd_image_get(&out, w - 1, top - 1), kd_ramp(last / 99.0f)));
         bool has_low = false, has_high = false, has_text = false;
-        for (int y = h; y < out.height; y++) {
+        for (int y = top; y < out.height; y++) {
             for (int x = 0; x < w; x++) {
                 kd_rgb p = kd_image_get(&out, x, y);
                 has_low |= same(p, kd_ramp(0.0f));
@@ -145,7 +151,7 @@ static void test_legend(void)
                 has_text |= same(p, (kd_rgb){235, 235, 235});
             }
         }
-        CHECK(has_low && has_high && has_text);
+        CHECK(has_low == fits && has_high == fits && has_text == fits);
         if (c == 1) {
             char path[512];
             kd_test_tmp_path("image_colormap_heat.png", path, sizeof path);
@@ -156,7 +162,8 @@ static void test_legend(void)
     }
     kd_image out;
     float one = 1.0f;
-    CHECK(kd_heatmap_with_legend(&one, 0, 1, 0.0f, 1.0f, NULL, &out, &err) == KD_ERR_INVALID);
+    kd_heat_scale scale = {0.0f, 1.0f, 1.0f, false, 100};
+    CHECK(kd_heatmap_with_legend(&one, 0, 1, &scale, NULL, NULL, &out, &err) == KD_ERR_INVALID);
     CHECK(out.rgb == NULL);
 }
 

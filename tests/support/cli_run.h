@@ -16,17 +16,20 @@ typedef struct cli_result {
     int exit_code; /* -1 when it did not exit normally */
     char out[65536];
     char err[65536];
+    size_t out_bytes; /* of stdout, which may hold binary data (a PNG) */
 } cli_result;
 
-static inline void cli_read_file(const char *path, char *buf, size_t size)
+/* Reads up to size - 1 bytes of path into buf, NUL-terminated; returns how many. */
+static inline size_t cli_read_file(const char *path, char *buf, size_t size)
 {
     buf[0] = '\0';
     FILE *f = fopen(path, "rb");
     if (!f)
-        return;
+        return 0;
     size_t n = fread(buf, 1, size - 1, f);
     buf[n] = '\0';
     fclose(f);
+    return n;
 }
 
 /* Runs scankd with args (NULL-terminated, not counting argv[0]). */
@@ -63,7 +66,7 @@ static inline void cli_run(cli_result *r, const char *const *args)
     r->exit_code = -1;
     if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
         r->exit_code = WEXITSTATUS(status);
-    cli_read_file(out_path, r->out, sizeof r->out);
+    r->out_bytes = cli_read_file(out_path, r->out, sizeof r->out);
     cli_read_file(err_path, r->err, sizeof r->err);
     remove(out_path);
     remove(err_path);

@@ -7,49 +7,17 @@
 #include "build_support.h"
 #include "cpu_build.h"
 #include "test_support.h"
+#include "tree_file_util.h"
 #include "tree_io.h"
 
-enum { HEADER = 64 };
+enum { HEADER = 96, HEADER_SUM = 88 };
 
-static unsigned char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    *size = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    return buf;
-}
-
-static void write_file(const char *path, const unsigned char *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, size, f);
-        fclose(f);
-    }
-}
-
-static uint64_t fnv1a64(const unsigned char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-/* Re-seals a modified file so that only the structure is wrong. */
+/* Re-seals a modified file (its header's checksum, then the whole file's)
+ * so that only the structure is wrong. */
 static void fix_checksum(unsigned char *data, size_t size)
 {
-    uint64_t h = fnv1a64(data, size - 8);
-    for (int i = 0; i < 8; i++)
-        data[size - 8 + i] = (unsigned char)(h >> (8 * i));
+    tf_put_u64(data + HEADER_SUM, tf_fnv1a64(data, HEADER_SUM));
+    tf_put_u64(data + size - 8, tf_fnv1a64(data, size - 8));
 }
 
 static void put_u32(unsigned char *p, uint32_t v)
@@ -65,11 +33,11 @@ static void expect_reject(const char *what, const unsigned char *data, size_t si
 {
     char path[1024];
     kd_test_tmp_path("tree_io_bad.kd", path, sizeof path);
-    write_file(path, data, size);
+    tf_write_file(path, data, size);
     kd_tree tree;
     kd_error err;
     kd_error_clear(&err);
-    kd_status st = kd_tree_load(&tree, path, &err);
+    kd_status st = kd_tree_load(&tree, NULL, path, &err);
     CHECK_MSG(st == KD_ERR_PARSE, "%s: loaded (status %d)", what, (int)st);
     CHECK_MSG(strstr(err.message, needle) != NULL, "%s: message '%s' lacks '%s'", what,
               err.message, needle);
@@ -102,13 +70,18 @@ int main(void)
     char path[1024], path2[1024];
     kd_test_tmp_path("tree_io_a.kd", path, sizeof path);
     kd_test_tmp_path("tree_io_b.kd", path2, sizeof path2);
-    CHECK_MSG(kd_tree_save(&tree, path, &err) == KD_OK, "save: %s", err.message);
+    kd_tree_origin origin, read_back;
+    kd_tree_origin_init(&origin, &mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(&p));
+    CHECK_MSG(kd_tree_save(&tree, &origin, path, &err) == KD_OK, "save: %s", err.message);
     kd_tree loaded;
-    CHECK_MSG(kd_tree_load(&loaded, path, &err) == KD_OK, "load: %s", err.message);
+    CHECK_MSG(kd_tree_load(&loaded, &read_back, path, &err) == KD_OK, "load: %s", err.message);
     CHECK(trees_equal(&tree, &loaded));
-    CHECK(kd_tree_save(&loaded, path2, &err) == KD_OK);
+    CHECK(read_back.has_fingerprint && read_back.version == 2 && read_back.builder == KD_TREE_BUILDER_CPU);
+    CHECK(read_back.mesh_fingerprint == origin.mesh_fingerprint && read_back.rules_hash == origin.rules_hash);
+    CHECK(read_back.num_vertices == mesh.num_vertices);
+    CHECK(kd_tree_save(&loaded, &read_back, path2, &err) == KD_OK);
     size_t size = 0, size2 = 0;
-    unsigned char *good = read_file(path, &size), *again = read_file(path2, &size2);
+    unsigned char *good = tf_read_file(path, &size), *again = tf_read_file(path2, &size2);
     CHECK(good && again && size == size2 && memcmp(good, again, size) == 0);
     CHECK(size == HEADER + 8ull * tree.num_nodes + 4ull * tree.num_leaf_indices + 8);
     CHECK(memcmp(good, "SCANKDT\0", 8) == 0);
@@ -123,8 +96,8 @@ int main(void)
     expect_reject("empty file", bad, 0, "magic");
 
     memcpy(bad, good, size);
-    put_u32(bad + 8, 2);
-    expect_reject("version 2", bad, size, "version 2");
+    put_u32(bad + 8, 3);
+    expect_reject("version 3", bad, size, "version 3");
 
     expect_reject("truncated in the header", good, 40, "truncated");
     expect_reject("truncated in the nodes", good, HEADER + 12, "truncated");
@@ -185,19 +158,24 @@ int main(void)
 
     /* A missing file is an i/o error. */
     kd_tree none;
-    CHECK(kd_tree_load(&none, "/nonexistent/dir/x.kd", &err) == KD_ERR_IO);
+    CHECK(kd_tree_load(&none, NULL, "/nonexistent/dir/x.kd", &err) == KD_ERR_IO);
 
-    /* Saving where the folder cannot be made fails and leaves nothing behind. */
+    /* Saving where the folder cannot be made (a file stands where a folder
+     * should) fails and leaves nothing behind; missing folders are made. */
     char deep[1200];
-    snprintf(deep, sizeof deep, "%s/no/such/dir/t.kd", KD_TEST_TMP_DIR);
-    CHECK(kd_tree_save(&tree, deep, &err) != KD_OK);
+    snprintf(deep, sizeof deep, "%s/t.kd", path);
+    CHECK(kd_tree_save(&tree, &origin, deep, &err) != KD_OK);
     CHECK(access(deep, F_OK) != 0);
+    snprintf(deep, sizeof deep, "%s/tree_io_made/a/b/t.kd", KD_TEST_TMP_DIR);
+    CHECK_MSG(kd_tree_save(&tree, &origin, deep, &err) == KD_OK, "%s", err.message);
+    CHECK(access(deep, F_OK) == 0);
+    remove(deep);
 
     /* A structurally broken tree in memory is never written. */
     kd_tree broken = tree;
     kd_node saved = broken.nodes[0];
     broken.nodes[0] = kd_make_interior(0, saved.split, 0);
-    CHECK(kd_tree_save(&broken, path2, &err) == KD_ERR_INVALID);
+    CHECK(kd_tree_save(&broken, &origin, path2, &err) == KD_ERR_INVALID);
     broken.nodes[0] = saved;
 
     remove(path);
