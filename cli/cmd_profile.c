@@ -40,7 +40,7 @@ static void print_about(FILE *f)
                "result is checked against a CPU reference before it is timed; a wrong result is\n"
                "marked FAILED and the command exits 1. Inputs are random (never zeros).\n"
                "\n"
-               "  reduce   the min/max ladder Reduce0..Reduce6 vs CUB DeviceReduce::Min/Max\n"
+               "  reduce   the min/max ladder Reduce0..Reduce8 vs CUB DeviceReduce::Min/Max\n"
                "  scan     Hillis-Steele, Blelloch (global, shared), decoupled look-back vs CUB\n"
                "           DeviceScan::ExclusiveSum; segmented scan vs ExclusiveSumByKey\n"
                "  split    split-by-side vs CUB DevicePartition::Flagged\n"

@@ -20,11 +20,12 @@ extern "C" {
 #endif
 
 /* ---- Scan family: exclusive prefix sum of 32-bit ints -------------------- */
+/* The rungs, each one change on the one before (scan/scan_<rung>_*.cu). */
 typedef enum kd_scan_variant {
-    KD_SCAN_NAIVE = 0,        /* Hillis-Steele, one launch per doubling step */
-    KD_SCAN_BLELLOCH_GLOBAL,  /* work-efficient up/down sweep in global memory */
-    KD_SCAN_BLELLOCH_SHARED,  /* shared memory, bank-conflict padding, block sums */
-    KD_SCAN_LOOKBACK,         /* single pass, decoupled look-back */
+    KD_SCAN_NAIVE = 0,        /* Scan0: Hillis-Steele, one launch per doubling step */
+    KD_SCAN_BLELLOCH_GLOBAL,  /* Scan1: work-efficient up/down sweep in global memory */
+    KD_SCAN_BLELLOCH_SHARED,  /* Scan2: the sweeps in shared memory, block sums by level */
+    KD_SCAN_LOOKBACK,         /* Scan3: one pass, decoupled look-back */
     KD_SCAN_NUM_VARIANTS
 } kd_scan_variant;
 
@@ -78,14 +79,18 @@ cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes,
                              uint32_t *d_out_total, cudaStream_t stream);
 
 /* ---- Min/max reduction ladder over float -------------------------------- */
+/* Rungs 0-4 are the thesis chapter "Understanding CUDA"'s Reduce0-Reduce4;
+ * every later rung makes one change to the rung before it. */
 typedef enum kd_reduce_variant {
-    KD_REDUCE0 = 0,           /* interleaved addressing */
-    KD_REDUCE1,               /* sequential (coalesced) addressing */
-    KD_REDUCE2,               /* shared memory */
-    KD_REDUCE3,               /* register-held running value */
-    KD_REDUCE4,               /* first op during load, unrolled warp tail */
-    KD_REDUCE5_SHUFFLE,       /* warp shuffles instead of shared-memory tail */
-    KD_REDUCE6_VEC4_ONEPASS,  /* 16-byte loads, many elements per thread, one launch */
+    KD_REDUCE0 = 0,             /* interleaved addressing */
+    KD_REDUCE1,                 /* sequential (coalesced) addressing */
+    KD_REDUCE2,                 /* shared memory */
+    KD_REDUCE3,                 /* register-held running value */
+    KD_REDUCE4,                 /* first op during load, unrolled warp tail */
+    KD_REDUCE5_SHUFFLE,         /* warp shuffles instead of a shared-memory tree */
+    KD_REDUCE6_VEC4,            /* one 16-byte load a thread instead of two floats */
+    KD_REDUCE7_MANY_PER_THREAD, /* many elements a thread: a grid sized to the GPU strides */
+    KD_REDUCE8_ONEPASS,         /* one launch: the last block reduces the blocks' values */
     KD_REDUCE_NUM_VARIANTS
 } kd_reduce_variant;
 
@@ -109,7 +114,13 @@ cudaError_t kd_reduce_bounds(kd_reduce_variant variant, void *d_temp, size_t *te
 
 /* Segmented bounds (per-node boxes for the builder): segments as for the
  * segmented scan; d_out_boxes receives num_segments boxes of six floats
- * (empty segments get lo = +inf, hi = -inf). */
+ * (empty segments get lo = +inf, hi = -inf). Rungs 0-7 set the boxes to
+ * the identities, then one kernel whose blocks take a tile each reduces the
+ * tile's runs with the rung's tile reduction (rungs 5-7: runs short of the
+ * tile by a warp each) and adds them into the boxes by atomics; Reduce7's
+ * many elements a thread are a larger tile there. Reduce8 is a different
+ * algorithm: one cooperative launch of block-wide segmented scans that
+ * writes every box once (no init, no atomics). */
 cudaError_t kd_segmented_reduce_bounds(kd_reduce_variant variant,
                                        void *d_temp, size_t *temp_bytes,
                                        const uint32_t *d_segment_ids, uint32_t num_segments,

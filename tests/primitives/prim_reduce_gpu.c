@@ -125,7 +125,7 @@ int main(void)
         }
     }
 
-    /* Misaligned starts (Reduce6's scalar head) and every block size. */
+    /* Misaligned starts (the element-wise loads of Reduce6-8) and every block size. */
     for (int si = 0; si < num_sizes; si++) {
         const size_t n = sizes[si];
         if (n > ((size_t)1 << 22) || (si % 2 == 1 && n > 2048))

@@ -139,6 +139,24 @@ kd_status cuda_fail(kd_error *err, const char *what, cudaError_t e)
                         "%s: %s", what, cudaGetErrorString(e));
 }
 
+kd_status time_row(kd_profile_context *ctx, kd_profile_row &row, cudaError_t e, const Op &op,
+                   size_t working_set_bytes, kd_error *err)
+{
+    Timing t;
+    if (e == cudaSuccess && row.status == KD_PROFILE_OK)
+        e = time_op(ctx, working_set_bytes, op, &t);
+    if (e == cudaSuccess && row.status == KD_PROFILE_OK)
+        set_timing(row, t);
+    if (e != cudaSuccess) {
+        set_error(row, "running", e);
+        (void)cudaGetLastError();
+        const cudaError_t sticky = cudaDeviceSynchronize();
+        if (sticky != cudaSuccess)
+            return cuda_fail(err, row.variant, sticky);
+    }
+    return KD_OK;
+}
+
 kd_status copy_row(kd_profile_context *ctx, kd_profile_what what, void *d_dst, const void *d_src,
                    const void *expect, size_t n, kd_profile_row *row, kd_error *err)
 {

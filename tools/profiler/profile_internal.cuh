@@ -81,6 +81,12 @@ void relate(kd_profile_row &row, const kd_profile_row *copy, const kd_profile_ro
 // Turns a CUDA error into a kd_status.
 kd_status cuda_fail(kd_error *err, const char *what, cudaError_t e);
 
+// After a row's verification (e: how its CUDA calls went): times op while
+// the row is still OK. A CUDA error marks the row and the profile goes on,
+// unless the error is sticky (the context is lost): then it fails.
+kd_status time_row(kd_profile_context *ctx, kd_profile_row &row, cudaError_t e, const Op &op,
+                   size_t working_set_bytes, kd_error *err);
+
 // The row every table is set against: a device-to-device copy of n 4-byte
 // elements from d_src into d_dst (cleared first), timed, then checked on the
 // host against expect.

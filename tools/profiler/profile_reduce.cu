@@ -49,24 +49,15 @@ struct ReduceBench {
     // Verify, time, verify the last timed run's result again.
     kd_status measure(kd_profile_row &row, const Op &op, size_t temp_bytes, kd_error *err)
     {
-        cudaError_t e = verify(row, op);
-        Timing t;
-        if (e == cudaSuccess && row.status == KD_PROFILE_OK)
-            e = time_op(ctx, n * sizeof(float) + temp_bytes, op, &t);
-        if (e == cudaSuccess && row.status == KD_PROFILE_OK) {
-            set_timing(row, t);
-            float got = 0;
-            e = cudaMemcpy(&got, d_out.ptr, sizeof got, cudaMemcpyDeviceToHost);
-            if (e == cudaSuccess && !(got == want))
-                set_failed(row, "wrong result after timing: got %.9g, want %.9g", got, want);
-        }
-        if (e != cudaSuccess) {
-            set_error(row, "running", e);
-            (void)cudaGetLastError();
-            cudaError_t sticky = cudaDeviceSynchronize();
-            if (sticky != cudaSuccess)
-                return cuda_fail(err, row.variant, sticky);
-        }
+        kd_status s = time_row(ctx, row, verify(row, op), op, n * sizeof(float) + temp_bytes, err);
+        if (s != KD_OK || row.status != KD_PROFILE_OK)
+            return s;
+        float got = 0;
+        const cudaError_t e = cudaMemcpy(&got, d_out.ptr, sizeof got, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            return time_row(ctx, row, e, op, 0, err);
+        if (!(got == want))
+            set_failed(row, "wrong result after timing: got %.9g, want %.9g", got, want);
         return KD_OK;
     }
 

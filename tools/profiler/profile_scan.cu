@@ -92,20 +92,7 @@ struct ScanBench {
     kd_status measure(kd_profile_row &row, const Op &op, const std::vector<int32_t> &expected,
                       size_t working_set, kd_error *err)
     {
-        cudaError_t e = verify(row, op, expected);
-        Timing t;
-        if (e == cudaSuccess && row.status == KD_PROFILE_OK)
-            e = time_op(ctx, working_set, op, &t);
-        if (e == cudaSuccess && row.status == KD_PROFILE_OK)
-            set_timing(row, t);
-        if (e != cudaSuccess) {
-            set_error(row, "running", e);
-            (void)cudaGetLastError();
-            cudaError_t sticky = cudaDeviceSynchronize();
-            if (sticky != cudaSuccess)
-                return cuda_fail(err, row.variant, sticky);
-        }
-        return KD_OK;
+        return time_row(ctx, row, verify(row, op, expected), op, working_set, err);
     }
 
     // Sizes the temporary storage of op (called with d_temp NULL) and runs measure.
@@ -137,20 +124,16 @@ size_t scan_device_bytes(size_t n)
     return 8 * n * sizeof(int32_t) + ((size_t)64 << 20);
 }
 
-kd_status run_scan(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows,
-                   kd_error *err)
+namespace {
+
+// The ladder's rungs through the public launcher, then CUB's ExclusiveSum.
+kd_status scan_rows(ScanBench &b, std::vector<kd_profile_row> &rows, kd_error *err)
 {
-    ScanBench b;
-    kd_status s = b.setup(ctx, n, true, err);
-    if (s != KD_OK)
-        return s;
-    const double scan_bytes = 8.0 * n, seg_bytes = 12.0 * n;
+    const size_t n = b.n;
     for (int v = 0; v < KD_SCAN_NUM_VARIANTS; v++) {
         const kd_scan_variant variant = (kd_scan_variant)v;
-        char name[KD_PROFILE_NAME_BYTES];
-        snprintf(name, sizeof name, "scan-%s", kd_scan_variant_name(variant));
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, name, 0, n, scan_bytes);
-        s = b.measure_with_temp(
+        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, kd_scan_variant_name(variant), 0, n, 8.0 * n);
+        const kd_status s = b.measure_with_temp(
             row,
             [&, variant](void *t, size_t *tb, cudaStream_t st) {
                 return kd_scan_exclusive_i32(variant, t, tb, b.d_in.ptr, b.d_out.ptr, n, st);
@@ -160,61 +143,67 @@ kd_status run_scan(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row
             return s;
         rows.push_back(row);
     }
-    const size_t cub_scan_at = rows.size();
-    {
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_CUB, "cub DeviceScan::ExclusiveSum",
-                                      0, n, scan_bytes);
-        s = b.measure_with_temp(
-            row,
-            [&](void *t, size_t *tb, cudaStream_t st) {
-                return cub::DeviceScan::ExclusiveSum(t, *tb, b.d_in.ptr, b.d_out.ptr, (int64_t)n, st);
-            },
-            b.want, 8 * n, err);
-        if (s != KD_OK)
-            return s;
+    kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_CUB, "cub DeviceScan::ExclusiveSum", 0, n, 8.0 * n);
+    const kd_status s = b.measure_with_temp(
+        row,
+        [&](void *t, size_t *tb, cudaStream_t st) {
+            return cub::DeviceScan::ExclusiveSum(t, *tb, b.d_in.ptr, b.d_out.ptr, (int64_t)n, st);
+        },
+        b.want, 8 * n, err);
+    if (s == KD_OK)
         rows.push_back(row);
-    }
-    const size_t seg_at = rows.size();
-    {
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, "segmented-scan (ids)", 0, n,
-                                      seg_bytes);
-        s = b.measure_with_temp(
-            row,
-            [&](void *t, size_t *tb, cudaStream_t st) {
-                return kd_segmented_scan_exclusive_i32(t, tb, b.d_ids.ptr, b.d_in.ptr, b.d_out.ptr, n,
-                                                       st);
-            },
-            b.want_seg, 12 * n, err);
-        if (s != KD_OK)
-            return s;
+    return s;
+}
+
+// The segmented scan, then CUB's ExclusiveSumByKey.
+kd_status segmented_rows(ScanBench &b, std::vector<kd_profile_row> &rows, kd_error *err)
+{
+    const size_t n = b.n;
+    kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_OURS, "segmented-scan (ids)", 0, n, 12.0 * n);
+    kd_status s = b.measure_with_temp(
+        row,
+        [&](void *t, size_t *tb, cudaStream_t st) {
+            return kd_segmented_scan_exclusive_i32(t, tb, b.d_ids.ptr, b.d_in.ptr, b.d_out.ptr, n, st);
+        },
+        b.want_seg, 12 * n, err);
+    if (s != KD_OK)
+        return s;
+    rows.push_back(row);
+    row = make_row(KD_PROFILE_SCAN, KD_PROFILE_CUB, "cub DeviceScan::ExclusiveSumByKey", 0, n, 12.0 * n);
+    s = b.measure_with_temp(
+        row,
+        [&](void *t, size_t *tb, cudaStream_t st) {
+            return cub::DeviceScan::ExclusiveSumByKey(t, *tb, b.d_ids.ptr, b.d_in.ptr, b.d_out.ptr, (int64_t)n,
+                                                      cuda::std::equal_to<>(), st);
+        },
+        b.want_seg, 12 * n, err);
+    if (s == KD_OK)
         rows.push_back(row);
-    }
-    {
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_CUB,
-                                      "cub DeviceScan::ExclusiveSumByKey", 0, n, seg_bytes);
-        s = b.measure_with_temp(
-            row,
-            [&](void *t, size_t *tb, cudaStream_t st) {
-                return cub::DeviceScan::ExclusiveSumByKey(t, *tb, b.d_ids.ptr, b.d_in.ptr, b.d_out.ptr,
-                                                          (int64_t)n, cuda::std::equal_to<>(), st);
-            },
-            b.want_seg, 12 * n, err);
-        if (s != KD_OK)
-            return s;
-        rows.push_back(row);
-    }
-    {
-        kd_profile_row row = make_row(KD_PROFILE_SCAN, KD_PROFILE_COPY, "copy (device to device)", 0,
-                                      n, 8.0 * n);
-        Op op = [&](cudaStream_t st) {
-            return cudaMemcpyAsync(b.d_out.ptr, b.d_in.ptr, n * 4, cudaMemcpyDeviceToDevice, st);
-        };
-        if ((s = b.measure(row, op, b.host_in, 8 * n, err)) != KD_OK)
-            return s;
-        rows.push_back(row);
-    }
-    const kd_profile_row copy = rows.back(), first = rows[0];
-    const kd_profile_row cub_scan = rows[cub_scan_at], cub_seg = rows[seg_at + 1];
+    return s;
+}
+
+} // namespace
+
+kd_status run_scan(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows, kd_error *err)
+{
+    ScanBench b;
+    kd_status s = b.setup(ctx, n, true, err);
+    if (s != KD_OK)
+        return s;
+    if ((s = scan_rows(b, rows, err)) != KD_OK)
+        return s;
+    const size_t cub_scan_at = rows.size() - 1, seg_at = rows.size();
+    if ((s = segmented_rows(b, rows, err)) != KD_OK)
+        return s;
+    kd_profile_row copy = make_row(KD_PROFILE_SCAN, KD_PROFILE_COPY, "copy (device to device)", 0, n, 8.0 * n);
+    Op op = [&](cudaStream_t st) {
+        return cudaMemcpyAsync(b.d_out.ptr, b.d_in.ptr, n * 4, cudaMemcpyDeviceToDevice, st);
+    };
+    if ((s = b.measure(copy, op, b.host_in, 8 * n, err)) != KD_OK)
+        return s;
+    rows.push_back(copy);
+    // Rungs against the first rung and CUB's scan; the segmented scan against CUB's by key.
+    const kd_profile_row first = rows[0], cub_scan = rows[cub_scan_at], cub_seg = rows[seg_at + 1];
     for (size_t i = 0; i < rows.size(); i++) {
         kd_profile_row &r = rows[i];
         const bool ours = r.kind == KD_PROFILE_OURS;
@@ -241,7 +230,7 @@ kd_status sweep_scan(kd_profile_context *ctx, size_t n, const int *block_sizes, 
         bool segmented;
     };
     const Family families[2] = {
-        {"scan-lookback", KD_SCAN_LOOKBACK_NUM_CONFIGS, kd_scan_lookback_config_name, false},
+        {"scan3-lookback", KD_SCAN_LOOKBACK_NUM_CONFIGS, kd_scan_lookback_config_name, false},
         {"segmented-scan", KD_SEGSCAN_NUM_CONFIGS, kd_segscan_config_name, true},
     };
     const size_t all_first = rows.size();

@@ -3,7 +3,7 @@
 #include "radix_sort_internal.cuh"
 
 #include "temp_storage.cuh"
-#include "warp_scan.cuh"
+#include "warp_reduce.cuh"
 
 namespace {
 
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(256) sort_max_kernel(const uint32_t *d_keys, s
     }
     for (size_t i = tail + first; i < n; i += stride)
         best = max(best, d_keys[i]);
-    best = __reduce_max_sync(KD_FULL_MASK, best);
+    best = kd_warp_max_u32(best);
     if (kd_lane_id() == 0)
         atomicMax(d_max, best);
 }
@@ -89,7 +89,7 @@ cudaError_t sort_launch_max(const sort_buffers &b, uint32_t *d_max, cudaStream_t
 {
     KD_TRY_CUDA(cudaMemsetAsync(d_max, 0, sizeof(uint32_t), stream));
     const size_t wanted = (b.n + 256 * 16 - 1) / (256 * 16);
-    const unsigned blocks = (unsigned)(wanted < 4096 ? wanted : 4096);
+    const unsigned blocks = (unsigned)(wanted < KD_FILL_MAX_BLOCKS ? wanted : KD_FILL_MAX_BLOCKS);
     sort_max_kernel<<<blocks, 256, 0, stream>>>(b.keys_in, b.n, (uintptr_t)b.keys_in % 16 == 0, d_max);
     KD_TRY_LAUNCH();
     return cudaSuccess;

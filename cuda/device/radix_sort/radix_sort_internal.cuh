@@ -26,12 +26,14 @@
 
 #include <cuda_runtime.h>
 
+#include "primitives_tuning.h"
+
 #define SORT_RADIX_BITS 8
 #define SORT_DIGITS 256
 #define SORT_MAX_PASSES 4
 #define SORT_THREADS 256 // one thread per digit in the per-digit steps
 #define SORT_WARPS (SORT_THREADS / 32)
-#define SORT_ITEMS 16    // keys per thread per tile
+#define SORT_ITEMS KD_SORT_ITEMS // keys per thread per tile
 #define SORT_TILE (SORT_THREADS * SORT_ITEMS)
 
 struct sort_buffers {

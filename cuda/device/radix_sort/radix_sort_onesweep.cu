@@ -65,7 +65,7 @@ onesweep_histogram_kernel(const uint32_t *d_keys, size_t n, bool vector_in, uint
         for (int p = 0; p < SORT_MAX_PASSES; p++)
             atomicAdd(&s_hist[p][(key >> (p * SORT_RADIX_BITS)) & 0xffu], 1u);
     }
-    best = __reduce_max_sync(KD_FULL_MASK, best);
+    best = kd_warp_max_u32(best);
     if (kd_lane_id() == 0)
         atomicMax(d_max, best);
     __syncthreads();
@@ -184,7 +184,8 @@ cudaError_t sort_launch_onesweep(bool match_any, const sort_buffers &b, uint32_t
         return cudaErrorInvalidValue;
     // d_hist (and the max key right after it) and the states were zeroed by
     // the caller.
-    const unsigned hist_blocks = (unsigned)(num_tiles < 2048 ? num_tiles : 2048);
+    const unsigned hist_blocks =
+        (unsigned)(num_tiles < KD_SORT_HISTOGRAM_MAX_BLOCKS ? num_tiles : KD_SORT_HISTOGRAM_MAX_BLOCKS);
     onesweep_histogram_kernel<<<hist_blocks, 256, 0, stream>>>(b.keys_in, b.n, (uintptr_t)b.keys_in % 16 == 0,
                                                                d_hist, const_cast<uint32_t *>(b.max_key));
     KD_TRY_LAUNCH();

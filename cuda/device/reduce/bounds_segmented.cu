@@ -1,8 +1,9 @@
-// Segmented min/max (per-node bounds for the builder): records start at each
-// lane's identity, then the chosen rung's segmented kernel combines every
-// tile's runs into them with atomics; Reduce6 writes every record itself in
-// one launch.
+// Segmented min/max (per-node bounds for the builder): for rungs 0-7 the
+// records start at each lane's identity, then the rung's segmented kernel
+// combines every tile's runs into them with atomics (reduce_segmented.cuh);
+// Reduce8 writes every record itself in one launch (reduce_8_segmented.cu).
 #include "reduce_common.cuh"
+#include "temp_storage.cuh"
 
 using namespace kdr;
 
@@ -24,7 +25,7 @@ cudaError_t init_records(kd_reduce_shape shape, float *records, uint32_t num_seg
     const size_t values = (size_t)num_segments * lanes;
     const unsigned block = 256;
     const size_t want = (values + block - 1) / block;
-    const unsigned grid = (unsigned)(want < 4096 ? want : 4096);
+    const unsigned grid = (unsigned)(want < KD_FILL_MAX_BLOCKS ? want : KD_FILL_MAX_BLOCKS);
     switch (shape) {
     case KD_REDUCE_SHAPE_MIN:
         return kd_launch_dependent(init_records_kernel<1, kOpsMin>, grid, block, 0, stream, records, values);
@@ -35,8 +36,6 @@ cudaError_t init_records(kd_reduce_shape shape, float *records, uint32_t num_seg
     }
     return cudaErrorInvalidValue;
 }
-
-size_t align_up(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
 
 } // namespace
 
@@ -59,17 +58,15 @@ extern "C" cudaError_t kd_reduce_segmented_lanes(kd_reduce_variant variant, int 
     const size_t tiles = (n + tile - 1) / tile;
     if (tiles > 0x7fffffffu)
         return cudaErrorInvalidValue;
-    const size_t scratch_bytes =
-        traits.global_scratch    ? align_up(lanes * tiles * block_size * sizeof(float))
-        : traits.writes_records ? align_up(reduce6_segmented_scratch_bytes(lanes, tiles))
-                                 : 0;
-    const size_t needed = scratch_bytes > 256 ? scratch_bytes : 256;
-    if (d_temp == nullptr) {
-        *temp_bytes = needed;
-        return cudaSuccess;
-    }
-    if (*temp_bytes < needed)
-        return cudaErrorInvalidValue;
+    // Scratch: one float per thread (rungs 0 and 1) or Reduce8's boundary entries.
+    const size_t scratch_bytes = traits.global_scratch   ? lanes * tiles * block_size * sizeof(float)
+                                 : traits.writes_records ? reduce8_segmented_scratch_bytes(lanes, tiles)
+                                                         : 0;
+    kd_temp_layout layout;
+    kd_temp_init(&layout);
+    const int slot_scratch = kd_temp_add(&layout, scratch_bytes);
+    if (kd_temp_is_query(&layout, d_temp, temp_bytes, &e))
+        return e;
     if (num_segments == 0)
         return cudaSuccess;
     if (d_out == nullptr || (n > 0 && (d_segment_ids == nullptr || d_in == nullptr)))
@@ -92,7 +89,7 @@ extern "C" cudaError_t kd_reduce_segmented_lanes(kd_reduce_variant variant, int 
     args.records = d_out;
     args.n = n;
     args.num_tiles = (unsigned)tiles;
-    args.scratch = scratch_bytes > 0 ? static_cast<float *>(d_temp) : nullptr;
+    args.scratch = scratch_bytes > 0 ? kd_temp_slot<float>(&layout, d_temp, slot_scratch) : nullptr;
     args.scratch_stride = tiles * block_size;
     return launch(args, stream);
 }

@@ -1,7 +1,7 @@
 // Reduce0: interleaved addressing (the thesis' naive kernel): a thread stays active while its id
 // is a multiple of 2 * offset, tested with the slow modulo, and every intermediate value lives in
 // global memory.
-#include "reduce_common.cuh"
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -46,8 +46,12 @@ struct Rung0 {
     }
 };
 
-RungTraits reduce0_traits(int lanes, int) { return {Rung0::items_per_thread(lanes), true}; }
-cudaError_t reduce0_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung0>(a, s); }
-cudaError_t reduce0_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung0>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung0::items_per_thread(lanes), true}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung0>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung0>(a, s); }
+} // namespace
+
+const RungEntry reduce0_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

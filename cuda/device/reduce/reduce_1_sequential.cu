@@ -1,6 +1,6 @@
 // Reduce1: sequential (coalesced) addressing: the first `offset` threads stay active and read
 // values[id + offset], so warps retire whole and loads coalesce; no modulo. Still in global memory.
-#include "reduce_common.cuh"
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -41,8 +41,12 @@ struct Rung1 {
     }
 };
 
-RungTraits reduce1_traits(int lanes, int) { return {Rung1::items_per_thread(lanes), true}; }
-cudaError_t reduce1_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung1>(a, s); }
-cudaError_t reduce1_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung1>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung1::items_per_thread(lanes), true}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung1>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung1>(a, s); }
+} // namespace
+
+const RungEntry reduce1_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

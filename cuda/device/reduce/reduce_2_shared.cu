@@ -1,6 +1,6 @@
 // Reduce2: shared memory: the block first copies its tile into shared memory and reduces there,
 // leaving global memory after one coalesced read.
-#include "reduce_common.cuh"
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -44,8 +44,12 @@ struct Rung2 {
     }
 };
 
-RungTraits reduce2_traits(int lanes, int) { return {Rung2::items_per_thread(lanes), false}; }
-cudaError_t reduce2_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung2>(a, s); }
-cudaError_t reduce2_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung2>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung2::items_per_thread(lanes), false}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung2>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung2>(a, s); }
+} // namespace
+
+const RungEntry reduce2_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

@@ -1,6 +1,6 @@
 // Reduce3: register-held value: each thread keeps its running value in a register and only
 // publishes it to shared memory for its partner, saving one shared load per step.
-#include "reduce_common.cuh"
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -46,8 +46,12 @@ struct Rung3 {
     }
 };
 
-RungTraits reduce3_traits(int lanes, int) { return {Rung3::items_per_thread(lanes), false}; }
-cudaError_t reduce3_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung3>(a, s); }
-cudaError_t reduce3_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung3>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung3::items_per_thread(lanes), false}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_shape<Rung3>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_shape<Rung3>(a, s); }
+} // namespace
+
+const RungEntry reduce3_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

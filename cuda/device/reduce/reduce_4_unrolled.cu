@@ -1,7 +1,7 @@
 // Reduce4: first op during load and an unrolled warp tail: each thread combines two elements as
 // it loads them (half the blocks), the loop is unrolled for a compile-time block size, and the
 // last warp finishes with __syncwarp instead of block barriers.
-#include "reduce_common.cuh"
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -62,8 +62,12 @@ struct Rung4 {
     }
 };
 
-RungTraits reduce4_traits(int lanes, int) { return {Rung4<256>::items_per_thread(lanes), false}; }
-cudaError_t reduce4_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_block<Rung4>(a, s); }
-cudaError_t reduce4_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_block<Rung4>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung4<256>::items_per_thread(lanes), false}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_block<Rung4>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_block<Rung4>(a, s); }
+} // namespace
+
+const RungEntry reduce4_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

@@ -1,7 +1,13 @@
-// Reduce5: warp shuffles: after Reduce4's two-element load, warps reduce in registers with
-// __shfl_down_sync and one shared-memory step joins the warps, replacing the shared-memory tree.
-// (Segmented, shuffles also let a warp reduce a run alone: runs of 4 or more short of a tile take a warp each.)
-#include "reduce_5_shuffle.cuh"
+// Reduce5: this version reduces by warp shuffles instead of a shared-memory tree.
+//
+// After Reduce4's two-element load each warp reduces in registers and one
+// shared-memory step joins the warps (block_reduce.cuh).
+//
+// Segmented, the shuffles also let one warp reduce a run alone: runs of
+// KD_REDUCE_WARP_MIN_RUN or more short of a tile take a warp each
+// (reduce_segmented.cuh), where Reduce4 gave a run under 32 to one thread
+// and any longer one to the whole block.
+#include "reduce_segmented.cuh"
 
 namespace kdr {
 
@@ -24,17 +30,16 @@ struct Rung5 {
             const float b = id + BLOCK < count ? in.p[k][begin + id + BLOCK] : lane_identity<OPS>(k);
             r_value[k] = lane_op<OPS>(k, a, b);
         }
-        block_reduce_shuffle<K, OPS, BLOCK>(r_value);
-        if (id == 0) {
-#pragma unroll
-            for (int k = 0; k < K; k++)
-                result[k] = r_value[k];
-        }
+        block_result<BLOCK, K, OPS>(r_value, result);
     }
 };
 
-RungTraits reduce5_traits(int lanes, int) { return {Rung5<256>::items_per_thread(lanes), false}; }
-cudaError_t reduce5_pass(const PassArgs &a, cudaStream_t s) { return launch_pass_block<Rung5>(a, s); }
-cudaError_t reduce5_segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_block<Rung5>(a, s); }
+namespace {
+RungTraits traits(int lanes, int) { return {Rung5<256>::items_per_thread(lanes), false}; }
+cudaError_t pass(const PassArgs &a, cudaStream_t s) { return launch_pass_block<Rung5>(a, s); }
+cudaError_t segmented(const SegArgs &a, cudaStream_t s) { return launch_segmented_block<Rung5>(a, s); }
+} // namespace
+
+const RungEntry reduce5_rung = {traits, pass, nullptr, segmented};
 
 } // namespace kdr

@@ -1,5 +1,5 @@
 // The scan family's public entry (not a rung): validates, then forwards to the
-// rung chosen by kd_scan_variant (scan_naive.cu ... scan_lookback.cu).
+// rung chosen by kd_scan_variant (scan_0_naive.cu ... scan_3_lookback.cu).
 #include "kd_primitives.h"
 
 #include "scan_internal.cuh"
@@ -8,10 +8,10 @@
 extern "C" const char *kd_scan_variant_name(kd_scan_variant variant)
 {
     switch (variant) {
-    case KD_SCAN_NAIVE: return "hillis_steele";
-    case KD_SCAN_BLELLOCH_GLOBAL: return "blelloch_global";
-    case KD_SCAN_BLELLOCH_SHARED: return "blelloch_shared";
-    case KD_SCAN_LOOKBACK: return "lookback";
+    case KD_SCAN_NAIVE: return "scan0-hillis-steele";
+    case KD_SCAN_BLELLOCH_GLOBAL: return "scan1-blelloch-global";
+    case KD_SCAN_BLELLOCH_SHARED: return "scan2-blelloch-shared";
+    case KD_SCAN_LOOKBACK: return "scan3-lookback";
     case KD_SCAN_NUM_VARIANTS: break;
     }
     return "unknown";

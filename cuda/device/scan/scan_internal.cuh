@@ -17,7 +17,8 @@ cudaError_t kd_scan_blelloch_shared_run(void *d_temp, size_t *temp_bytes, const 
                                         uint32_t *d_out, size_t n, cudaStream_t stream);
 
 // The look-back scan's tile shape: threads per block x 16-byte vectors per
-// thread. KD_SCAN_LOOKBACK uses config 0; the others exist for tuning sweeps.
+// thread. KD_SCAN_LOOKBACK uses config 0 (the table in scan_3_lookback.cu
+// lists the tuned shape first); the others exist for tuning sweeps.
 enum { KD_SCAN_LOOKBACK_NUM_CONFIGS = 4 };
 const char *kd_scan_lookback_config_name(int config);
 cudaError_t kd_scan_lookback_run(int config, void *d_temp, size_t *temp_bytes, const uint32_t *d_in,

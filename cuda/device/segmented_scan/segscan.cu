@@ -1,4 +1,4 @@
-// Segmented exclusive scan: the look-back scan (scan_lookback.cu) over pairs
+// Segmented exclusive scan: the look-back scan (scan_3_lookback.cu) over pairs
 // (segment-start flag, sum), whose operator restarts the sum at each start.
 //
 // Segment starts are where the segment id changes, so empty segments (ids no
@@ -6,11 +6,12 @@
 // and writes the result once. A look-back also stops early at any predecessor
 // whose aggregate already contains a segment start. The default tile shape
 // lands its ids and values in shared memory by cp.async ("staged"): the bytes
-// in flight then cost no registers, which measured best on the H100.
+// in flight then cost no registers, so more blocks stay resident.
 #include "kd_primitives.h"
 
 #include <cuda_pipeline.h>
 
+#include "block_load_store.cuh"
 #include "block_scan.cuh"
 #include "scan_internal.cuh"
 #include "scan_variants.h"
@@ -56,6 +57,38 @@ struct seg_codec {
     }
 };
 
+// One vector's head flags (an element starts a segment where its id differs
+// from the one before it; bit j * 4 + k of heads) and what it contributes to
+// the scan: (has a head, sum since its last head).
+__device__ __forceinline__ seg_pair vector_heads(const uint32_t (&id)[4], const uint32_t (&value)[4],
+                                                 uint32_t previous, int j, unsigned &heads)
+{
+    seg_pair sum = seg_codec::identity();
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        const uint32_t head = id[k] != previous;
+        heads |= head << (j * 4 + k);
+        sum.flag |= head;
+        sum.sum = head ? value[k] : sum.sum + value[k];
+        previous = id[k];
+    }
+    return sum;
+}
+
+// Within one vector, from the sum before it: each element's exclusive sum,
+// restarting at each head.
+__device__ __forceinline__ void vector_results(uint32_t running, const uint32_t (&value)[4], unsigned heads, int j,
+                                               uint32_t (&result)[4])
+{
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        if ((heads >> (j * 4 + k)) & 1u)
+            running = 0;
+        result[k] = running;
+        running += value[k];
+    }
+}
+
 // SEG_THREADS threads, each holding SEG_VECS 16-byte vectors of ids and
 // values; MIN_BLOCKS resident blocks per multiprocessor cap the registers.
 template <int SEG_THREADS, int SEG_VECS, int MIN_BLOCKS>
@@ -74,34 +107,14 @@ segscan_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_out, siz
     const bool full_tile = tile_base + SEG_TILE <= n;
     const unsigned t = threadIdx.x;
 
+    // Past the end: continue the last id, so no segment starts there.
     uint32_t ids[SEG_VECS][4];
     uint32_t values[SEG_VECS][4];
-    if (full_tile && vector_io) {
-        const uint4 *ids4 = reinterpret_cast<const uint4 *>(d_ids + tile_base);
-        const uint4 *in4 = reinterpret_cast<const uint4 *>(d_in + tile_base);
-#pragma unroll
-        for (int j = 0; j < SEG_VECS; j++) {
-            uint4 a = ids4[j * SEG_THREADS + t];
-            uint4 v = in4[j * SEG_THREADS + t];
-            ids[j][0] = a.x, ids[j][1] = a.y, ids[j][2] = a.z, ids[j][3] = a.w;
-            values[j][0] = v.x, values[j][1] = v.y, values[j][2] = v.z, values[j][3] = v.w;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < SEG_VECS; j++) {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * SEG_THREADS + t) * 4 + k;
-                // Past the end: continue the last id, so no segment starts there.
-                ids[j][k] = i < n ? d_ids[i] : d_ids[n - 1];
-                values[j][k] = i < n ? d_in[i] : 0u;
-            }
-        }
-    }
+    const bool vector = full_tile && vector_io;
+    kd_block_load_striped<SEG_THREADS, SEG_VECS>(d_ids, tile_base, n, vector, ids, kd_fill_last<uint32_t>{d_ids, n});
+    kd_block_load_striped<SEG_THREADS, SEG_VECS>(d_in, tile_base, n, vector, values, kd_fill_value<uint32_t>{0u});
 
-    // Head flags: an element starts a segment where its id differs from the
-    // previous element's (lane - 1's last id, or memory for lane 0). Each
-    // vector contributes (has a head, sum since its last head) to the scan.
+    // The id before each vector: lane - 1's last id, or memory for lane 0.
     unsigned heads = 0;
     seg_pair vector_sums[SEG_VECS];
 #pragma unroll
@@ -110,54 +123,47 @@ segscan_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_out, siz
         const size_t first = tile_base + (size_t)(j * SEG_THREADS + t) * 4;
         if (kd_lane_id() == 0)
             previous = first == 0 ? ~ids[j][0] : (first <= n ? d_ids[first - 1] : ids[j][0]);
-        seg_pair sum = seg_codec::identity();
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const uint32_t head = ids[j][k] != previous;
-            heads |= head << (j * 4 + k);
-            sum.flag |= head;
-            sum.sum = head ? values[j][k] : sum.sum + values[j][k];
-            previous = ids[j][k];
-        }
-        vector_sums[j] = sum;
+        vector_sums[j] = vector_heads(ids[j], values[j], previous, j, heads);
     }
 
     const seg_pair aggregate =
         kd_tile_vector_prefix<SEG_THREADS, SEG_VECS>(vector_sums, seg_codec::identity(), seg_op(), scan_storage);
     const seg_pair prefix = kd_lookback_block<seg_codec>(states, tile, aggregate, seg_op(), s_prefix);
 
-    // Within each vector: the sum restarts at each head.
     uint32_t result[SEG_VECS][4];
 #pragma unroll
-    for (int j = 0; j < SEG_VECS; j++) {
-        uint32_t running = seg_op()(prefix, vector_sums[j]).sum;
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            if ((heads >> (j * 4 + k)) & 1u)
-                running = 0;
-            result[j][k] = running;
-            running += values[j][k];
-        }
-    }
+    for (int j = 0; j < SEG_VECS; j++)
+        vector_results(seg_op()(prefix, vector_sums[j]).sum, values[j], heads, j, result[j]);
 
-    if (full_tile && vector_io) {
-        uint4 *out4 = reinterpret_cast<uint4 *>(d_out + tile_base);
-#pragma unroll
-        for (int j = 0; j < SEG_VECS; j++)
-            out4[j * SEG_THREADS + t] = make_uint4(result[j][0], result[j][1], result[j][2], result[j][3]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < SEG_VECS; j++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * SEG_THREADS + t) * 4 + k;
-                if (i < n)
-                    d_out[i] = result[j][k];
-            }
-    }
+    kd_block_store_striped<SEG_THREADS, SEG_VECS>(d_out, tile_base, n, vector,
+                                                  [&](int j, int k) { return result[j][k]; });
 }
 
 extern __shared__ uint4 segscan_dynamic_smem[];
+
+// Copies a tile's ids and values to shared memory: a full aligned tile by
+// cp.async in 16-byte pieces, any other element by element. Past the end the
+// last id continues, so no segment starts there. Ends with a barrier.
+template <int SEG_THREADS, int SEG_TILE>
+__device__ __forceinline__ void stage_tile(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *s_ids,
+                                           uint32_t *s_values, size_t tile_base, size_t n, bool vector)
+{
+    const unsigned t = threadIdx.x;
+    if (vector) {
+        for (int c = t; c < SEG_TILE / 4; c += SEG_THREADS) {
+            __pipeline_memcpy_async(s_ids + 4 * c, d_ids + tile_base + 4 * c, 16);
+            __pipeline_memcpy_async(s_values + 4 * c, d_in + tile_base + 4 * c, 16);
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+    } else {
+        for (int i = t; i < SEG_TILE; i += SEG_THREADS) {
+            s_ids[i] = tile_base + i < n ? d_ids[tile_base + i] : d_ids[n - 1];
+            s_values[i] = tile_base + i < n ? d_in[tile_base + i] : 0u;
+        }
+    }
+    __syncthreads();
+}
 
 // The same scan with the tile's ids and values landing in shared memory
 // (cp.async) instead of registers: the bytes in flight then cost no
@@ -181,24 +187,9 @@ segscan_staged_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_o
     const bool full_tile = tile_base + SEG_TILE <= n;
     const unsigned t = threadIdx.x;
 
-    if (full_tile && vector_io) {
-        for (int c = t; c < SEG_TILE / 4; c += SEG_THREADS) {
-            __pipeline_memcpy_async(s_ids + 4 * c, d_ids + tile_base + 4 * c, 16);
-            __pipeline_memcpy_async(s_values + 4 * c, d_in + tile_base + 4 * c, 16);
-        }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
-    } else {
-        // Past the end: continue the last id, so no segment starts there.
-        for (int i = t; i < SEG_TILE; i += SEG_THREADS) {
-            s_ids[i] = tile_base + i < n ? d_ids[tile_base + i] : d_ids[n - 1];
-            s_values[i] = tile_base + i < n ? d_in[tile_base + i] : 0u;
-        }
-    }
-    __syncthreads();
+    stage_tile<SEG_THREADS, SEG_TILE>(d_ids, d_in, s_ids, s_values, tile_base, n, full_tile && vector_io);
 
-    // Head flags (an id differing from the previous element's) and each
-    // vector's (has a head, sum since its last head).
+    // The id before each vector: the staged one, or memory for the tile's first.
     unsigned heads = 0;
     seg_pair vector_sums[SEG_VECS];
 #pragma unroll
@@ -208,17 +199,8 @@ segscan_staged_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_o
         const uint4 v = reinterpret_cast<const uint4 *>(s_values)[j * SEG_THREADS + t];
         const uint32_t id[4] = {a.x, a.y, a.z, a.w};
         const uint32_t value[4] = {v.x, v.y, v.z, v.w};
-        uint32_t previous = local > 0 ? s_ids[local - 1] : (tile_base == 0 ? ~a.x : d_ids[tile_base - 1]);
-        seg_pair sum = seg_codec::identity();
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const uint32_t head = id[k] != previous;
-            heads |= head << (j * 4 + k);
-            sum.flag |= head;
-            sum.sum = head ? value[k] : sum.sum + value[k];
-            previous = id[k];
-        }
-        vector_sums[j] = sum;
+        const uint32_t previous = local > 0 ? s_ids[local - 1] : (tile_base == 0 ? ~a.x : d_ids[tile_base - 1]);
+        vector_sums[j] = vector_heads(id, value, previous, j, heads);
     }
 
     const seg_pair aggregate =
@@ -230,23 +212,9 @@ segscan_staged_kernel(const uint32_t *d_ids, const uint32_t *d_in, uint32_t *d_o
         const uint4 v = reinterpret_cast<const uint4 *>(s_values)[j * SEG_THREADS + t];
         const uint32_t value[4] = {v.x, v.y, v.z, v.w};
         uint32_t result[4];
-        uint32_t running = seg_op()(prefix, vector_sums[j]).sum;
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            if ((heads >> (j * 4 + k)) & 1u)
-                running = 0;
-            result[k] = running;
-            running += value[k];
-        }
+        vector_results(seg_op()(prefix, vector_sums[j]).sum, value, heads, j, result);
         const size_t first = tile_base + (size_t)(j * SEG_THREADS + t) * 4;
-        if (full_tile && vector_io) {
-            reinterpret_cast<uint4 *>(d_out)[first / 4] = make_uint4(result[0], result[1], result[2], result[3]);
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                if (first + k < n)
-                    d_out[first + k] = result[k];
-        }
+        kd_store_vector(d_out, first, n, full_tile && vector_io, result);
     }
 }
 

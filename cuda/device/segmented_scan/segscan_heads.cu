@@ -1,16 +1,18 @@
 // Head flags to segment ids: an inclusive count of segment starts, minus one,
-// by the look-back scan (scan_lookback.cu) over 1-byte flags. Element 0
+// by the look-back scan (scan_3_lookback.cu) over 1-byte flags. Element 0
 // always starts a segment, whatever its flag says.
 #include "kd_primitives.h"
 
+#include "block_load_store.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"
+#include "primitives_tuning.h"
 #include "temp_storage.cuh"
 
 namespace {
 
-const int HEAD_THREADS = 128;
-const int HEAD_VECS = 8; // 4 flags (one 32-bit word) per vector
+const int HEAD_THREADS = KD_HEADS_THREADS;
+const int HEAD_VECS = KD_HEADS_VECS; // 4 flags (one 32-bit word) per vector
 const int HEAD_TILE = HEAD_THREADS * HEAD_VECS * 4;
 
 __global__ void __launch_bounds__(HEAD_THREADS)
@@ -26,25 +28,13 @@ heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t 
     const bool full_tile = tile_base + HEAD_TILE <= n;
     const unsigned t = threadIdx.x;
 
-    uint32_t items[HEAD_VECS][4];
-    if (full_tile && vector_in) {
-        const uint32_t *words = reinterpret_cast<const uint32_t *>(d_flags + tile_base);
+    uint32_t words[HEAD_VECS], items[HEAD_VECS][4];
+    kd_block_load_striped_bytes<HEAD_THREADS, HEAD_VECS>(d_flags, tile_base, n, full_tile && vector_in, words);
 #pragma unroll
-        for (int j = 0; j < HEAD_VECS; j++) {
-            uint32_t w = words[j * HEAD_THREADS + t];
+    for (int j = 0; j < HEAD_VECS; j++)
 #pragma unroll
-            for (int k = 0; k < 4; k++)
-                items[j][k] = ((w >> (8 * k)) & 0xffu) != 0;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < HEAD_VECS; j++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * HEAD_THREADS + t) * 4 + k;
-                items[j][k] = i < n ? d_flags[i] != 0 : 0u;
-            }
-    }
+        for (int k = 0; k < 4; k++)
+            items[j][k] = ((words[j] >> (8 * k)) & 0xffu) != 0;
     if (tile == 0 && t == 0)
         items[0][0] = 1;
     uint32_t heads[HEAD_VECS][4];
@@ -59,23 +49,9 @@ heads_to_ids_kernel(const uint8_t *d_flags, uint32_t *d_ids, size_t n, uint64_t 
     const uint32_t prefix =
         kd_lookback_block<kd_codec_u32>(states, tile, aggregate, kd_sum_op(), s_prefix) - 1u;
 
-    if (full_tile && vector_out) {
-        uint4 *out4 = reinterpret_cast<uint4 *>(d_ids + tile_base);
-#pragma unroll
-        for (int j = 0; j < HEAD_VECS; j++)
-            out4[j * HEAD_THREADS + t] =
-                make_uint4(prefix + items[j][0] + heads[j][0], prefix + items[j][1] + heads[j][1],
-                           prefix + items[j][2] + heads[j][2], prefix + items[j][3] + heads[j][3]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < HEAD_VECS; j++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * HEAD_THREADS + t) * 4 + k;
-                if (i < n)
-                    d_ids[i] = prefix + items[j][k] + heads[j][k];
-            }
-    }
+    kd_block_store_striped<HEAD_THREADS, HEAD_VECS>(d_ids, tile_base, n, full_tile && vector_out, [&](int j, int k) {
+        return prefix + items[j][k] + heads[j][k];
+    });
 }
 
 } // namespace

@@ -102,7 +102,8 @@ extern "C" cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes, const 
 
     const uint32_t reset_segments = segmented ? num_segments : 0;
     const size_t reset_items = counted_tiles > reset_segments ? counted_tiles : reset_segments;
-    const unsigned reset_blocks = (unsigned)((reset_items + 255) / 256 < 4096 ? (reset_items + 255) / 256 : 4096);
+    const size_t reset_wanted = (reset_items + 255) / 256;
+    const unsigned reset_blocks = (unsigned)(reset_wanted < KD_FILL_MAX_BLOCKS ? reset_wanted : KD_FILL_MAX_BLOCKS);
     KD_TRY_CUDA(kd_launch_dependent(split_reset_kernel, reset_blocks, 256, 0, stream, p.states, counted_tiles,
                                     d_left_counts, d_right_counts, reset_segments));
     KD_TRY_CUDA(split_launch_count(p, segmented, vecs, stream));

@@ -3,6 +3,7 @@
 #include "split_internal.cuh"
 
 #include "block_scan.cuh"
+#include "warp_reduce.cuh"
 #include "temp_storage.cuh"
 
 namespace {
@@ -61,8 +62,8 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_count_kernel(split_params
             right += (p.sides[i] >> 1) & 1u;
         }
     }
-    left = __reduce_add_sync(KD_FULL_MASK, left);
-    right = __reduce_add_sync(KD_FULL_MASK, right);
+    left = kd_warp_sum_u32(left);
+    right = kd_warp_sum_u32(right);
     if (lane == 0)
         s_warp_counts[warp] = ((uint64_t)right << 32) | left;
     __syncthreads();

@@ -16,12 +16,14 @@
 
 #include <stdint.h>
 
+#include "block_load_store.cuh"
 #include "kd_primitives.h"
 #include "launch.cuh"
 #include "lookback.cuh"
+#include "primitives_tuning.h"
 
-#define SPLIT_THREADS 256
-#define SPLIT_VECS 4                                  // 4-element vectors per thread
+#define SPLIT_THREADS KD_SPLIT_THREADS
+#define SPLIT_VECS KD_SPLIT_VECS                      // 4-element vectors per thread
 #define SPLIT_TILE (SPLIT_THREADS * SPLIT_VECS * 4)   // elements per scatter tile
 #define SPLIT_COUNT_WARPS (SPLIT_THREADS / 32)        // one-segment count pass:
 #define SPLIT_COUNT_TILE (SPLIT_TILE * SPLIT_COUNT_WARPS) // a warp counts a scatter tile
@@ -35,10 +37,12 @@ struct split_payload_desc {
 
 // Vectors per thread of a scatter tile: SPLIT_VECS, or with segments and
 // fewer elements (the builder's levels) fewer, so that the tiles still give
-// the GPU a few blocks per SM (H200: a level of 87k elements took 22 blocks).
+// the GPU a few blocks per SM.
 static inline int split_vecs(size_t n, bool segmented)
 {
-    return !segmented || n >= ((size_t)1 << 20) ? SPLIT_VECS : n >= ((size_t)1 << 19) ? 2 : 1;
+    return !segmented || n >= (size_t)KD_SPLIT_TWO_VECS_BELOW ? SPLIT_VECS
+           : n >= (size_t)KD_SPLIT_ONE_VEC_BELOW              ? 2
+                                                               : 1;
 }
 
 static inline unsigned split_tile_elems(int vecs)
@@ -93,47 +97,17 @@ __device__ __forceinline__ uint32_t split_side(uint32_t side_word, int k)
 }
 
 // Loads a scatter tile's sides (four per word, one word per vector) and, with
-// segments, its ids, striped by vector. Past the end: side 0 (goes nowhere)
-// and the last id.
+// segments, its ids, striped by vector (block_load_store.cuh). Past the end:
+// side 0 (goes nowhere) and the last id.
 template <bool SEGMENTED, int VECS>
 __device__ __forceinline__ void split_load_tile(const split_params &p, size_t tile_base, bool full_tile,
                                                 uint32_t (&side_words)[VECS], uint32_t (&ids)[VECS][4])
 {
-    const unsigned t = threadIdx.x;
-    if (full_tile && p.sides_vector) {
-        const uint32_t *words = reinterpret_cast<const uint32_t *>(p.sides + tile_base);
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-            side_words[j] = words[j * SPLIT_THREADS + t];
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            side_words[j] = 0;
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
-                side_words[j] |= (i < p.n ? (uint32_t)p.sides[i] : 0u) << (8 * k);
-            }
-        }
-    }
-    if (!SEGMENTED)
-        return;
-    if (full_tile && p.ids_vector) {
-        const uint4 *ids4 = reinterpret_cast<const uint4 *>(p.ids + tile_base);
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            uint4 a = ids4[j * SPLIT_THREADS + t];
-            ids[j][0] = a.x, ids[j][1] = a.y, ids[j][2] = a.z, ids[j][3] = a.w;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * SPLIT_THREADS + t) * 4 + k;
-                ids[j][k] = i < p.n ? p.ids[i] : p.ids[p.n - 1];
-            }
-    }
+    kd_block_load_striped_bytes<SPLIT_THREADS, VECS>(p.sides, tile_base, p.n, full_tile && p.sides_vector,
+                                                     side_words);
+    if (SEGMENTED)
+        kd_block_load_striped<SPLIT_THREADS, VECS>(p.ids, tile_base, p.n, full_tile && p.ids_vector, ids,
+                                                   kd_fill_last<uint32_t>{p.ids, p.n});
 }
 
 // Kernel launches of the two passes (n > 0; `segmented` = more than one

@@ -1,15 +1,17 @@
-// Rung 1, naive: Hillis-Steele, one launch per doubling step; every element adds the partner 2^d behind it (O(n log n) adds).
+// Scan0, naive: Hillis-Steele, one launch per doubling step; every element adds the partner 2^d
+// behind it (O(n log n) adds).
 //
 // Teaching rung from the seeds: simple and correct for any n, but it reads
 // and writes the whole array log2(n) times. The scan is made exclusive by
 // shifting the input right by one as the first step reads it.
+#include "primitives_tuning.h"
 #include "scan_internal.cuh"
 
 #include "temp_storage.cuh"
 
 namespace {
 
-const unsigned NAIVE_THREADS = 256;
+const unsigned NAIVE_THREADS = KD_SCAN_SIMPLE_THREADS;
 
 // First step (distance 1) fused with the shift: dst[i] = in[i-1] + in[i-2].
 __global__ void naive_first_step_kernel(const uint32_t *d_in, uint32_t *d_dst, size_t n)

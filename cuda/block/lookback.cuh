@@ -1,7 +1,9 @@
-// Device layer helper: single-pass chained scan with decoupled look-back
-// (Merrill & Garland). Each tile publishes its aggregate as soon as it is
-// known, then walks back over its predecessors' published words, 32 at a
-// time, until it meets one that already holds an inclusive prefix.
+// Block layer: the tile status words of a single-pass chained scan with
+// decoupled look-back (Merrill & Garland), shared by the scan, the segmented
+// scan, split-by-side, the radix sort and the GPU builder's bookkeeping.
+// Each tile publishes its aggregate as soon as it is known, then walks back
+// over its predecessors' published words, 32 at a time, until it meets one
+// that already holds an inclusive prefix.
 //
 // A tile's status and value share one 64-bit word (status in the top two
 // bits), so a single relaxed load observes both consistently and no memory
@@ -26,7 +28,7 @@ static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
 }
 
 #if KD_DEVICE_CODE
-#include "warp_scan.cuh"
+#include "warp_reduce.cuh"
 
 enum { KD_TILE_INVALID = 0, KD_TILE_AGGREGATE = 1, KD_TILE_INCLUSIVE = 2 };
 

@@ -1,17 +1,19 @@
-// Rung 2, work-efficient: Blelloch's up-sweep/down-sweep tree in global memory, O(n) adds instead of O(n log n).
+// Scan1: this version is work-efficient: Blelloch's up-sweep/down-sweep tree in global memory,
+// O(n) adds instead of O(n log n).
 //
 // As in the thesis and the seeds: the input is copied into a buffer padded
 // with zeros to a power of two m; the up-sweep builds partial sums at the
 // tree's nodes (one launch per level), the root is cleared, and the
 // down-sweep pushes prefixes back down (one launch per level). Any n works;
 // the padding costs up to 2x memory, and the upper levels run few threads.
+#include "primitives_tuning.h"
 #include "scan_internal.cuh"
 
 #include "temp_storage.cuh"
 
 namespace {
 
-const unsigned BLELLOCH_THREADS = 256;
+const unsigned BLELLOCH_THREADS = KD_SCAN_SIMPLE_THREADS;
 
 __global__ void pad_copy_kernel(const uint32_t *d_in, uint32_t *d_tree, size_t n, size_t m)
 {

@@ -1,4 +1,5 @@
-// Rung 4, decoupled look-back: one pass; each tile gets its prefix from its predecessors' published sums instead of a second sweep.
+// Scan3: this version scans in one pass: each tile gets its prefix from its predecessors'
+// published sums (decoupled look-back) instead of a second sweep.
 //
 // A block scans one tile of THREADS x VECS x 4 ints held in registers (16-byte
 // loads, see block_scan.cuh), publishes the tile's sum, looks back for its
@@ -8,6 +9,7 @@
 #include "scan_internal.cuh"
 #include "scan_variants.h"
 
+#include "block_load_store.cuh"
 #include "block_scan.cuh"
 #include "lookback.cuh"
 #include "temp_storage.cuh"
@@ -26,48 +28,17 @@ scan_lookback_kernel(const uint32_t *d_in, uint32_t *d_out, size_t n, uint64_t *
     const unsigned tile = blockIdx.x;
     const size_t tile_base = (size_t)tile * TILE;
     const bool full_tile = tile_base + TILE <= n;
-    const unsigned t = threadIdx.x;
 
     uint32_t items[VECS][4];
-    if (full_tile && vector_io) {
-        const uint4 *in4 = reinterpret_cast<const uint4 *>(d_in + tile_base);
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            uint4 v = in4[j * THREADS + t];
-            items[j][0] = v.x, items[j][1] = v.y, items[j][2] = v.z, items[j][3] = v.w;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * THREADS + t) * 4 + k;
-                items[j][k] = i < n ? d_in[i] : 0u;
-            }
-        }
-    }
+    const bool vector = full_tile && vector_io;
+    kd_block_load_striped<THREADS, VECS>(d_in, tile_base, n, vector, items, kd_fill_value<uint32_t>{0u});
 
     const uint32_t aggregate = kd_tile_exclusive_scan<THREADS, VECS>(items, 0u, kd_sum_op(), scan_storage);
 
     const uint32_t prefix = kd_lookback_block<kd_codec_u32>(states, tile, aggregate, kd_sum_op(), s_prefix);
 
-    if (full_tile && vector_io) {
-        uint4 *out4 = reinterpret_cast<uint4 *>(d_out + tile_base);
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-            out4[j * THREADS + t] = make_uint4(prefix + items[j][0], prefix + items[j][1],
-                                               prefix + items[j][2], prefix + items[j][3]);
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                size_t i = tile_base + (size_t)(j * THREADS + t) * 4 + k;
-                if (i < n)
-                    d_out[i] = prefix + items[j][k];
-            }
-        }
-    }
+    kd_block_store_striped<THREADS, VECS>(d_out, tile_base, n, vector,
+                                          [&](int j, int k) { return prefix + items[j][k]; });
 }
 
 template <int THREADS, int VECS>

@@ -1,15 +1,17 @@
-// Rung 3, shared memory: each block runs the up/down-sweep on its 1024 elements in shared memory (bank-conflict padded); block sums are scanned the same way, level by level.
+// Scan2: this version sweeps in shared memory: each block runs the up/down-sweep on its tile
+// (bank-conflict padded); block sums are scanned the same way, level by level.
 //
 // Global memory is touched about twice per level of block sums instead of
 // twice per tree level. The padding inserts one word after every 32 so that
 // the power-of-two strides of the sweeps fall into different banks.
+#include "primitives_tuning.h"
 #include "scan_internal.cuh"
 
 #include "temp_storage.cuh"
 
 namespace {
 
-const unsigned SHARED_THREADS = 512;
+const unsigned SHARED_THREADS = KD_SCAN_SHARED_THREADS;
 const unsigned SHARED_ITEMS = 2 * SHARED_THREADS; // elements per block
 const int MAX_LEVELS = 8;                         // 1024^7 elements: never reached
 

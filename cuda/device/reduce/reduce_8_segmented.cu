@@ -1,8 +1,12 @@
-// Reduce6, segmented: one launch, and every record written once (no init kernel, no atomics):
-// a thread loads four consecutive elements (16-byte loads where the lanes allow), a block-wide
-// segmented scan reduces the tile's runs, runs that start and end inside a tile are stored at
-// once, and each tile's first and last run (which may go on in the tiles around it) are joined
-// by block 0 after a grid-wide barrier (a cooperative launch).
+// Reduce8, segmented: not Reduce7's segmented form plus one change, but a different algorithm
+// with the same aim as the full Reduce8 (one launch, no second pass). Rungs 0-7 set every record
+// to the identities with an init kernel and add each tile's runs into them by atomics
+// (reduce_segmented.cuh); here every record is written once, by one cooperative launch:
+//   a thread loads four consecutive elements (16-byte loads where the lanes allow);
+//   a block-wide segmented scan (block_scan.cuh over (key, value) pairs) reduces the tile's runs;
+//   runs that start and end inside a tile are stored at once, and each tile's first and last
+//   run (which may go on in the tiles around it) become boundary entries;
+//   after a grid-wide barrier block 0 joins the entries in order and stores those runs.
 #include <cooperative_groups.h>
 
 #include "block_scan.cuh"
@@ -12,7 +16,7 @@ namespace kdr {
 
 namespace {
 
-constexpr int kItems = 4;                // consecutive elements per thread
+constexpr int kItems = 4;                // consecutive elements per thread: one 16-byte vector
 constexpr uint32_t kNoKey = 0xffffffffu; // past the array's end: a run that is never written
 
 // A run's key (segment id) and its value so far.
@@ -243,7 +247,7 @@ __device__ void join_entries(const Entries &entries, uint32_t num_segments, floa
 
 template <int K, unsigned OPS, int BLOCK, bool VEC>
 __global__ void __launch_bounds__(BLOCK)
-    segmented6_kernel(InLanes in, const uint32_t *ids, uint32_t num_segments, float *records, size_t n,
+    onepass_segmented_kernel(InLanes in, const uint32_t *ids, uint32_t num_segments, float *records, size_t n,
                       unsigned num_tiles, Entries entries)
 {
     __shared__ typename RunScan<K, BLOCK>::storage scan;
@@ -259,7 +263,7 @@ __global__ void __launch_bounds__(BLOCK)
 template <int K, unsigned OPS, int BLOCK, bool VEC>
 cudaError_t launch_vec(const SegArgs &a, cudaStream_t stream)
 {
-    auto kernel = segmented6_kernel<K, OPS, BLOCK, VEC>;
+    auto kernel = onepass_segmented_kernel<K, OPS, BLOCK, VEC>;
     // Every block must be resident at once (the barrier): at most as many
     // as the GPU holds, each striding over the tiles.
     uint32_t resident = 0;
@@ -293,15 +297,15 @@ cudaError_t launch_block(const SegArgs &a, cudaStream_t stream)
 
 } // namespace
 
-RungTraits reduce6_segmented_traits(int, int) { return {kItems, false, true}; }
+RungTraits reduce8_segmented_traits(int, int) { return {kItems, false, true}; }
 
-size_t reduce6_segmented_scratch_bytes(int lanes, size_t num_tiles)
+size_t reduce8_segmented_scratch_bytes(int lanes, size_t num_tiles)
 {
     const size_t num_entries = 2 * num_tiles;
     return (entry_vals_at(num_entries) + (size_t)lanes * num_entries) * sizeof(float);
 }
 
-cudaError_t reduce6_segmented(const SegArgs &a, cudaStream_t stream)
+cudaError_t reduce8_segmented(const SegArgs &a, cudaStream_t stream)
 {
     switch (a.block_size) {
     case 128: return launch_block<128>(a, stream);
