@@ -8,6 +8,7 @@
 #ifndef KD_BLOCK_SCAN_CUH
 #define KD_BLOCK_SCAN_CUH
 
+#include "sum_op.h"
 #include "warp_scan.cuh"
 
 template <int THREADS, int NUM, typename T>
@@ -118,11 +119,5 @@ __device__ __forceinline__ T kd_tile_exclusive_scan(T (&items)[VECS][4], T ident
             items[j][k] = op(prefix[j], items[j][k]);
     return aggregate;
 }
-
-// Sum operator on unsigned words (wrapping, so int32 sums are well defined).
-struct kd_sum_op {
-    template <typename T>
-    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
-};
 
 #endif

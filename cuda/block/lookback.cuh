@@ -5,13 +5,8 @@
 // over its predecessors' published words, 32 at a time, until it meets one
 // that already holds an inclusive prefix.
 //
-// A tile's status and value share one 64-bit word (status in the top two
-// bits), so a single relaxed load observes both consistently and no memory
-// fence is needed. A codec packs each value type into the low 62 bits:
-//   struct codec { typedef ... value_type;
-//                  static __device__ uint64_t pack(unsigned status, value_type v);
-//                  static __device__ value_type unpack(uint64_t word);
-//                  static __device__ value_type identity(); };
+// A tile's status and its value share one 64-bit word (lookback_word.h, with
+// the codecs that pack each value type).
 #ifndef KD_LOOKBACK_CUH
 #define KD_LOOKBACK_CUH
 
@@ -19,6 +14,8 @@
 #include <stdint.h>
 
 #include "host_device.h"
+#include "lookback_word.h"
+#include "sum_op.h"
 
 // Temporary bytes for the tile words of `num_tiles` tiles (host code too:
 // callers size the words before any kernel runs).
@@ -29,13 +26,6 @@ static inline size_t kd_lookback_state_bytes(unsigned num_tiles)
 
 #if KD_DEVICE_CODE
 #include "warp_reduce.cuh"
-
-enum { KD_TILE_INVALID = 0, KD_TILE_AGGREGATE = 1, KD_TILE_INCLUSIVE = 2 };
-
-__device__ __forceinline__ unsigned kd_tile_status(uint64_t word)
-{
-    return (unsigned)(word >> 62);
-}
 
 __device__ __forceinline__ uint64_t kd_load_relaxed_u64(const uint64_t *p)
 {
@@ -60,17 +50,6 @@ __device__ __forceinline__ void kd_store_relaxed_u32(uint32_t *p, uint32_t v)
 {
     asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-
-// 32-bit sums (int32 scans wrap, so they travel as uint32).
-struct kd_codec_u32 {
-    typedef uint32_t value_type;
-    static __device__ __forceinline__ uint64_t pack(unsigned status, uint32_t v)
-    {
-        return ((uint64_t)status << 62) | v;
-    }
-    static __device__ __forceinline__ uint32_t unpack(uint64_t word) { return (uint32_t)word; }
-    static __device__ __forceinline__ uint32_t identity() { return 0; }
-};
 
 template <typename Codec>
 __device__ __forceinline__ void kd_lookback_publish(uint64_t *states, unsigned tile, unsigned status,

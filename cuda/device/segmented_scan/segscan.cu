@@ -14,48 +14,12 @@
 #include "block_load_store.cuh"
 #include "block_scan.cuh"
 #include "scan_internal.cuh"
+#include "segscan_pair.h"
 #include "scan_variants.h"
 #include "lookback.cuh"
 #include "temp_storage.cuh"
 
 namespace {
-
-struct seg_pair {
-    uint32_t flag; // 1 if a segment starts in the range
-    uint32_t sum;  // sum since the range's last segment start
-};
-
-struct seg_op {
-    __device__ __forceinline__ seg_pair operator()(seg_pair a, seg_pair b) const
-    {
-        seg_pair r;
-        r.flag = a.flag | b.flag;
-        r.sum = b.flag ? b.sum : a.sum + b.sum;
-        return r;
-    }
-};
-
-struct seg_codec {
-    typedef seg_pair value_type;
-    static __device__ __forceinline__ uint64_t pack(unsigned status, seg_pair v)
-    {
-        return ((uint64_t)status << 62) | ((uint64_t)(v.flag & 1u) << 32) | v.sum;
-    }
-    static __device__ __forceinline__ seg_pair unpack(uint64_t word)
-    {
-        seg_pair v;
-        v.flag = (uint32_t)(word >> 32) & 1u;
-        v.sum = (uint32_t)word;
-        return v;
-    }
-    static __device__ __forceinline__ seg_pair identity()
-    {
-        seg_pair v;
-        v.flag = 0;
-        v.sum = 0;
-        return v;
-    }
-};
 
 // One vector's head flags (an element starts a segment where its id differs
 // from the one before it; bit j * 4 + k of heads) and what it contributes to

@@ -8,11 +8,6 @@
 
 namespace {
 
-__device__ __forceinline__ uint64_t widen_tile_count(uint32_t packed)
-{
-    return ((uint64_t)(packed >> 16) << 32) | (packed & 0xffffu);
-}
-
 // The last tile also records the totals: output length and, with one
 // segment, that segment's counts.
 __device__ void split_write_totals(const split_params &p, uint64_t totals, bool one_segment)

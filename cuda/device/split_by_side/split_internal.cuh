@@ -21,6 +21,7 @@
 #include "launch.cuh"
 #include "lookback.cuh"
 #include "primitives_tuning.h"
+#include "split_counts.h"
 
 #define SPLIT_THREADS KD_SPLIT_THREADS
 #define SPLIT_VECS KD_SPLIT_VECS                      // 4-element vectors per thread
@@ -68,33 +69,6 @@ struct split_params {
     int num_payloads;
     split_payload_desc payloads[KD_SPLIT_MAX_PAYLOADS];
 };
-
-// Look-back codec for the count pair; each count needs 31 bits (n < 2^31).
-struct split_count_codec {
-    typedef uint64_t value_type;
-    static __device__ __forceinline__ uint64_t pack(unsigned status, uint64_t v)
-    {
-        return ((uint64_t)status << 62) | ((v >> 32) << 31) | (v & 0x7fffffffu);
-    }
-    static __device__ __forceinline__ uint64_t unpack(uint64_t word)
-    {
-        return (((word >> 31) & 0x7fffffffu) << 32) | (word & 0x7fffffffu);
-    }
-    static __device__ __forceinline__ uint64_t identity() { return 0; }
-};
-
-// An element's contribution inside a tile: right << 16 | left (tiles hold
-// fewer than 2^16 elements, so the halves never carry into each other).
-__device__ __forceinline__ uint32_t split_tile_count(uint32_t side)
-{
-    return ((side >> 1) & 1u) << 16 | (side & 1u);
-}
-
-// Side of element k of a vector whose four side bytes are packed in a word.
-__device__ __forceinline__ uint32_t split_side(uint32_t side_word, int k)
-{
-    return (side_word >> (8 * k)) & 0xffu;
-}
 
 // Loads a scatter tile's sides (four per word, one word per vector) and, with
 // segments, its ids, striped by vector (block_load_store.cuh). Past the end:
