@@ -110,6 +110,69 @@ static bool run_segmented(kd_reduce_variant v, int block, kd_reduce_shape shape,
     return rd_download(&g, got, d_records, (size_t)num_segments * num_lanes);
 }
 
+/* One case: ids on the device, six lanes of boxes, the CPU reference in
+ * `want` (num_segments records of six floats). */
+typedef struct seg_case {
+    const uint32_t *d_ids;
+    uint32_t num_segments;
+    const float *lanes[6];
+    size_t n;
+    const char *shape_name;
+} seg_case;
+
+/* Through the public launcher, every rung at its default block size. */
+static bool check_public(const seg_case *c)
+{
+    for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
+        size_t bytes = 0;
+        const float *lo[3] = {c->lanes[0], c->lanes[1], c->lanes[2]};
+        const float *hi[3] = {c->lanes[3], c->lanes[4], c->lanes[5]};
+        if (!RD_CUDA(kd_segmented_reduce_bounds((kd_reduce_variant)v, NULL, &bytes, c->d_ids, c->num_segments, lo, hi,
+                                                d_records, c->n, g.stream)))
+            continue;
+        if (!rd_gpu_temp(&g, bytes) || !rd_gpu_poison(&g, d_records, (size_t)c->num_segments * 6))
+            return false;
+        if (!RD_CUDA(kd_segmented_reduce_bounds((kd_reduce_variant)v, g.d_temp, &bytes, c->d_ids, c->num_segments,
+                                                lo, hi, d_records, c->n, g.stream)) ||
+            !rd_download(&g, got, d_records, (size_t)c->num_segments * 6))
+            continue;
+        compare_records(got, want, c->num_segments, kd_reduce_variant_name((kd_reduce_variant)v), c->n,
+                        c->shape_name);
+    }
+    return true;
+}
+
+/* Every rung at every block size. */
+static void check_block_sizes(const seg_case *c)
+{
+    for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++)
+        for (int b = 0; b < KD_REDUCE_NUM_BLOCK_SIZES; b++) {
+            char who[96];
+            snprintf(who, sizeof who, "%s block %d", kd_reduce_variant_name((kd_reduce_variant)v),
+                     kd_reduce_block_sizes[b]);
+            if (run_segmented((kd_reduce_variant)v, kd_reduce_block_sizes[b], KD_REDUCE_SHAPE_BOUNDS, c->d_ids,
+                              c->num_segments, c->lanes, d_records, c->n, got))
+                compare_records(got, want, c->num_segments, who, c->n, c->shape_name);
+        }
+}
+
+/* Single-lane min and max (lane 0 and lane 3 as inputs). */
+static void check_single_lanes(const seg_case *c)
+{
+    for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++)
+        for (int op = 0; op < 2; op++) {
+            const float *lane[1] = {c->lanes[op ? 3 : 0]};
+            if (!run_segmented((kd_reduce_variant)v, 256, op ? KD_REDUCE_SHAPE_MAX : KD_REDUCE_SHAPE_MIN, c->d_ids,
+                               c->num_segments, lane, d_records, c->n, got))
+                continue;
+            int bad = 0;
+            for (uint32_t s = 0; s < c->num_segments; s++)
+                bad += !rd_same(got[s], want[(size_t)s * 6 + (op ? 3 : 0)]);
+            CHECK_MSG(bad == 0, "%s single-lane %s n=%zu (%s): %d segments wrong",
+                      kd_reduce_variant_name((kd_reduce_variant)v), op ? "max" : "min", c->n, c->shape_name, bad);
+        }
+}
+
 int main(void)
 {
     if (kd_cuda_device_count() == 0) {
@@ -170,52 +233,15 @@ int main(void)
             kd_error err;
             CHECK(kd_ref_segmented_bounds(ids, ref_segments, host_lo, host_hi, n, want, &err) ==
                   KD_OK);
-            for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++) {
-                size_t bytes = 0;
-                const float *lo[3] = {lanes[0], lanes[1], lanes[2]};
-                const float *hi[3] = {lanes[3], lanes[4], lanes[5]};
-                if (!RD_CUDA(kd_segmented_reduce_bounds((kd_reduce_variant)v, NULL, &bytes, d_ids,
-                                                        num_segments, lo, hi, d_records, n, g.stream)))
-                    continue;
-                if (!rd_gpu_temp(&g, bytes) || !rd_gpu_poison(&g, d_records, (size_t)num_segments * 6))
-                    goto done;
-                if (!RD_CUDA(kd_segmented_reduce_bounds((kd_reduce_variant)v, g.d_temp, &bytes, d_ids,
-                                                        num_segments, lo, hi, d_records, n, g.stream)) ||
-                    !rd_download(&g, got, d_records, (size_t)num_segments * 6))
-                    continue;
-                compare_records(got, want, num_segments, kd_reduce_variant_name((kd_reduce_variant)v),
-                                n, k_shape_names[shape]);
-            }
-
-            /* Every block size where it stays cheap. */
+            seg_case c = {d_ids, num_segments, {lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5]}, n,
+                          k_shape_names[shape]};
+            if (!check_public(&c))
+                goto done;
+            /* Every block size and the single lanes where it stays cheap. */
             if (n > ((size_t)1 << 21) || (shape != SEG_RANDOM && shape != SEG_EMPTIES))
                 continue;
-            for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++)
-                for (int b = 0; b < KD_REDUCE_NUM_BLOCK_SIZES; b++) {
-                    char who[96];
-                    snprintf(who, sizeof who, "%s block %d", kd_reduce_variant_name((kd_reduce_variant)v),
-                             kd_reduce_block_sizes[b]);
-                    if (run_segmented((kd_reduce_variant)v, kd_reduce_block_sizes[b],
-                                      KD_REDUCE_SHAPE_BOUNDS, d_ids, num_segments, lanes, d_records,
-                                      n, got))
-                        compare_records(got, want, num_segments, who, n, k_shape_names[shape]);
-                }
-
-            /* Single-lane min and max (lane 0 and lane 3 as inputs). */
-            for (int v = 0; v < KD_REDUCE_NUM_VARIANTS; v++)
-                for (int op = 0; op < 2; op++) {
-                    const float *lane[1] = {lanes[op ? 3 : 0]};
-                    if (!run_segmented((kd_reduce_variant)v, 256,
-                                       op ? KD_REDUCE_SHAPE_MAX : KD_REDUCE_SHAPE_MIN, d_ids,
-                                       num_segments, lane, d_records, n, got))
-                        continue;
-                    int bad = 0;
-                    for (uint32_t s = 0; s < num_segments; s++)
-                        bad += !rd_same(got[s], want[(size_t)s * 6 + (op ? 3 : 0)]);
-                    CHECK_MSG(bad == 0, "%s single-lane %s n=%zu (%s): %d segments wrong",
-                              kd_reduce_variant_name((kd_reduce_variant)v), op ? "max" : "min", n,
-                              k_shape_names[shape], bad);
-                }
+            check_block_sizes(&c);
+            check_single_lanes(&c);
         }
     }
 

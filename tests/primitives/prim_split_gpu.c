@@ -46,6 +46,60 @@ static uint32_t make_ids(prim_rng *rng, enum shape shape, uint32_t *ids, size_t 
     return (n ? ids[n - 1] + 1 : 1) + (shape == RANDOM_WITH_EMPTY ? 3 : 0);
 }
 
+/* Where each payload's input and output sit in the shared buffers. */
+typedef struct payload_layout {
+    int count;
+    kd_ref_payload ref[3];
+    size_t in_offset[3], out_offset[3], in_end, out_end;
+} payload_layout;
+
+/* Counts and outputs of one split, the reference's or the device's. */
+typedef struct split_result {
+    const uint32_t *left, *right;
+    uint32_t total;
+    const unsigned char *out;
+} split_result;
+
+/* Payload q's input and output at fixed offsets, each 16-byte aligned (the
+ * launcher wants natural alignment). */
+static void plan_payloads(const split_case *c, size_t n, unsigned char *payload_in, unsigned char *expect_out,
+                          payload_layout *p)
+{
+    p->count = payload_counts[c->payload_set];
+    p->in_end = p->out_end = 0;
+    for (int q = 0; q < p->count; q++) {
+        p->ref[q].elem_bytes = payload_sets[c->payload_set][q];
+        p->in_offset[q] = (p->in_end + 15) / 16 * 16;
+        p->out_offset[q] = (p->out_end + 15) / 16 * 16;
+        p->in_end = p->in_offset[q] + p->ref[q].elem_bytes * n;
+        p->out_end = p->out_offset[q] + p->ref[q].elem_bytes * 2 * n;
+        p->ref[q].in = payload_in + p->in_offset[q];
+        p->ref[q].out = expect_out + p->out_offset[q];
+    }
+}
+
+static void compare_split(const char *what, const payload_layout *p, size_t n, uint32_t num_segments,
+                          const split_result *got, const split_result *expect)
+{
+    CHECK_MSG(got->total == expect->total, "%s: total %u, expected %u", what, got->total, expect->total);
+    size_t bad = prim_first_mismatch_u32(got->left, expect->left, num_segments);
+    CHECK_MSG(bad == num_segments, "%s: segment %zu left count %u, expected %u", what, bad,
+              bad < num_segments ? got->left[bad] : 0, bad < num_segments ? expect->left[bad] : 0);
+    bad = prim_first_mismatch_u32(got->right, expect->right, num_segments);
+    CHECK_MSG(bad == num_segments, "%s: segment %zu right count %u, expected %u", what, bad,
+              bad < num_segments ? got->right[bad] : 0, bad < num_segments ? expect->right[bad] : 0);
+    /* Whole output arrays, so slots past the total must still hold poison. */
+    for (int q = 0; q < p->count; q++) {
+        const size_t words = 2 * n * p->ref[q].elem_bytes / 4;
+        const uint32_t *g = (const uint32_t *)(got->out + p->out_offset[q]);
+        const uint32_t *e = (const uint32_t *)(expect->out + p->out_offset[q]);
+        bad = prim_first_mismatch_u32(g, e, words);
+        CHECK_MSG(bad == words, "%s: payload %d (%u bytes) word %zu (element %zu) is %08x, expected %08x", what, q,
+                  p->ref[q].elem_bytes, bad, bad / (p->ref[q].elem_bytes / 4), bad < words ? g[bad] : 0,
+                  bad < words ? e[bad] : 0);
+    }
+}
+
 static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t *sides, unsigned char *payload_in,
                      unsigned char *expect_out, unsigned char *got_out)
 {
@@ -54,25 +108,16 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
     for (size_t i = 0; i < n; i++)
         sides[i] = c->sides_kind == RANDOM_SIDES ? (uint8_t)(1 + prim_rng_below(rng, 3))
                                                  : (uint8_t)(c->sides_kind + 1);
-    const int num_payloads = payload_counts[c->payload_set];
     for (size_t i = 0; i < n * 28 + 32; i += 4) {
         uint32_t word = prim_rng_u32(rng);
         memcpy(payload_in + i, &word, 4);
     }
 
-    /* Host reference: payload q's input and output sit at fixed offsets,
-     * each 16-byte aligned (the launcher wants natural alignment). */
-    kd_ref_payload ref[3];
-    size_t in_offset[3], out_offset[3], in_end = 0, out_end = 0;
-    for (int q = 0; q < num_payloads; q++) {
-        ref[q].elem_bytes = payload_sets[c->payload_set][q];
-        in_offset[q] = (in_end + 15) / 16 * 16;
-        out_offset[q] = (out_end + 15) / 16 * 16;
-        in_end = in_offset[q] + ref[q].elem_bytes * n;
-        out_end = out_offset[q] + ref[q].elem_bytes * 2 * n;
-        ref[q].in = payload_in + in_offset[q];
-        ref[q].out = expect_out + out_offset[q];
-    }
+    /* Host reference. */
+    payload_layout lay;
+    plan_payloads(c, n, payload_in, expect_out, &lay);
+    const int num_payloads = lay.count;
+    const size_t in_end = lay.in_end, out_end = lay.out_end;
     uint32_t *expect_left = calloc(num_segments, sizeof(uint32_t));
     uint32_t *expect_right = calloc(num_segments, sizeof(uint32_t));
     uint32_t *got_left = malloc(num_segments * sizeof(uint32_t));
@@ -80,7 +125,7 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
     uint32_t expect_total = 0, got_total = 0;
     kd_error err;
     memset(expect_out, PRIM_POISON_BYTE, out_end);
-    CHECK(kd_ref_split_by_side(c->shape == ONE_NO_IDS ? NULL : ids, num_segments, sides, n, ref, num_payloads,
+    CHECK(kd_ref_split_by_side(c->shape == ONE_NO_IDS ? NULL : ids, num_segments, sides, n, lay.ref, num_payloads,
                                expect_left, expect_right, &expect_total, &err) == KD_OK);
 
     /* Device buffers: misalignment shifts sides by a byte, ids by a word. */
@@ -106,9 +151,9 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
         prim_poison(d_temp, temp_bytes);
         kd_split_payload payloads[3];
         for (int q = 0; q < num_payloads; q++) {
-            payloads[q].d_in = d_payload_in + in_offset[q];
-            payloads[q].d_out = d_payload_out + out_offset[q];
-            payloads[q].elem_bytes = ref[q].elem_bytes;
+            payloads[q].d_in = d_payload_in + lay.in_offset[q];
+            payloads[q].d_out = d_payload_out + lay.out_offset[q];
+            payloads[q].elem_bytes = lay.ref[q].elem_bytes;
         }
         uint32_t *d_left = d_counts, *d_right = d_counts + num_segments, *d_total = d_counts + 2 * num_segments;
         PRIM_CUDA_CHECK(kd_split_by_side(d_temp, &temp_bytes, c->shape == ONE_NO_IDS ? NULL : d_ids, num_segments,
@@ -122,23 +167,9 @@ static void run_case(prim_rng *rng, const split_case *c, uint32_t *ids, uint8_t 
         char what[160];
         snprintf(what, sizeof what, "split n=%zu %s, %s, %d payloads%s", n, shape_names[c->shape],
                  side_names[c->sides_kind], num_payloads, c->misalign ? ", misaligned" : "");
-        CHECK_MSG(got_total == expect_total, "%s: total %u, expected %u", what, got_total, expect_total);
-        size_t bad = prim_first_mismatch_u32(got_left, expect_left, num_segments);
-        CHECK_MSG(bad == num_segments, "%s: segment %zu left count %u, expected %u", what, bad,
-                  bad < num_segments ? got_left[bad] : 0, bad < num_segments ? expect_left[bad] : 0);
-        bad = prim_first_mismatch_u32(got_right, expect_right, num_segments);
-        CHECK_MSG(bad == num_segments, "%s: segment %zu right count %u, expected %u", what, bad,
-                  bad < num_segments ? got_right[bad] : 0, bad < num_segments ? expect_right[bad] : 0);
-        /* Whole output arrays, so slots past the total must still hold poison. */
-        for (int q = 0; q < num_payloads; q++) {
-            const size_t words = 2 * n * ref[q].elem_bytes / 4;
-            const uint32_t *g = (const uint32_t *)(got_out + out_offset[q]);
-            const uint32_t *e = (const uint32_t *)(expect_out + out_offset[q]);
-            bad = prim_first_mismatch_u32(g, e, words);
-            CHECK_MSG(bad == words, "%s: payload %d (%u bytes) word %zu (element %zu) is %08x, expected %08x", what,
-                      q, ref[q].elem_bytes, bad, bad / (ref[q].elem_bytes / 4), bad < words ? g[bad] : 0,
-                      bad < words ? e[bad] : 0);
-        }
+        const split_result got = {got_left, got_right, got_total, got_out};
+        const split_result expect = {expect_left, expect_right, expect_total, expect_out};
+        compare_split(what, &lay, n, num_segments, &got, &expect);
     }
     prim_device_free(d_temp);
     prim_device_free(d_ids_base);

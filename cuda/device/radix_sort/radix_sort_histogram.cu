@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(SORT_THREADS) sort_histogram_kernel(sort_buffe
     if (b.keys_vector) {
         // begin is a multiple of the tile, so 16-byte aligned. Each round
         // issues all its loads before counting, to keep many in flight.
-        constexpr int UNROLL = 8;
+        constexpr int UNROLL = KD_SORT_HISTOGRAM_LOADS;
         const uint4 *keys4 = reinterpret_cast<const uint4 *>(keys + begin);
         const size_t rounds = (end - begin) / (4 * UNROLL * SORT_THREADS);
         for (size_t r = 0; r < rounds; r++) {

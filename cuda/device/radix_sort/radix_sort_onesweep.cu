@@ -87,10 +87,10 @@ __global__ void __launch_bounds__(SORT_THREADS) onesweep_bases_kernel(const uint
     }
 }
 
-// Four resident blocks per multiprocessor (64 registers, 53 KB of shared
-// memory each): many tiles in flight hide the look-back's latency.
+// KD_SORT_ONESWEEP_MIN_BLOCKS resident blocks per multiprocessor: many tiles
+// in flight hide the look-back's latency.
 template <bool MATCH_ANY>
-__global__ void __launch_bounds__(SORT_THREADS, 4)
+__global__ void __launch_bounds__(SORT_THREADS, KD_SORT_ONESWEEP_MIN_BLOCKS)
 onesweep_pass_kernel(sort_buffers b, int pass, uint32_t *d_states, const uint32_t *d_bases)
 {
     sort_pass ps;

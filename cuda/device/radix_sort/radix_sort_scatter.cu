@@ -129,11 +129,12 @@ cudaError_t blocks_per_sm(int *blocks)
 cudaError_t sort_launch_scatter(bool match_any, const sort_buffers &b, int pass, const uint32_t *d_table_scanned,
                                 cudaStream_t stream)
 {
-    return match_any ? launch<3, true>(b, pass, d_table_scanned, stream)
-                     : launch<3, false>(b, pass, d_table_scanned, stream);
+    return match_any ? launch<KD_SORT_SCATTER_MIN_BLOCKS, true>(b, pass, d_table_scanned, stream)
+                     : launch<KD_SORT_SCATTER_MIN_BLOCKS, false>(b, pass, d_table_scanned, stream);
 }
 
 cudaError_t sort_scatter_blocks_per_sm(bool match_any, int *blocks)
 {
-    return match_any ? blocks_per_sm<3, true>(blocks) : blocks_per_sm<3, false>(blocks);
+    return match_any ? blocks_per_sm<KD_SORT_SCATTER_MIN_BLOCKS, true>(blocks)
+                     : blocks_per_sm<KD_SORT_SCATTER_MIN_BLOCKS, false>(blocks);
 }

@@ -11,6 +11,7 @@
 
 #include "block_scan.cuh"
 #include "reduce_common.cuh"
+#include "temp_storage.cuh"
 
 namespace kdr {
 
@@ -104,15 +105,22 @@ struct Entries {
     size_t num;
 };
 
-// Where the lanes start, in floats: after the keys, on a 256-byte boundary.
-size_t entry_vals_at(size_t num_entries) { return (num_entries + 63) & ~(size_t)63; }
-
-Entries entries_in(float *scratch, size_t num_tiles)
+// The entries in the scratch: the keys, then the lanes (temp_storage.cuh).
+void entries_layout(int lanes, size_t num_tiles, kd_temp_layout *layout)
 {
+    kd_temp_init(layout);
+    kd_temp_add(layout, 2 * num_tiles * sizeof(uint32_t));
+    kd_temp_add(layout, (size_t)lanes * 2 * num_tiles * sizeof(float));
+}
+
+Entries entries_in(float *scratch, int lanes, size_t num_tiles)
+{
+    kd_temp_layout layout;
+    entries_layout(lanes, num_tiles, &layout);
     Entries e;
     e.num = 2 * num_tiles;
-    e.keys = reinterpret_cast<uint32_t *>(scratch);
-    e.vals = scratch + entry_vals_at(e.num);
+    e.keys = kd_temp_slot<uint32_t>(&layout, scratch, 0);
+    e.vals = kd_temp_slot<float>(&layout, scratch, 1);
     return e;
 }
 
@@ -272,7 +280,7 @@ cudaError_t launch_vec(const SegArgs &a, cudaStream_t stream)
         return e;
     const unsigned grid = a.num_tiles < resident ? a.num_tiles : resident;
     return kd_launch_dependent_as(true, kernel, grid, BLOCK, 0, stream, a.in, a.ids, a.num_segments,
-                                  a.records, a.n, a.num_tiles, entries_in(a.scratch, a.num_tiles));
+                                  a.records, a.n, a.num_tiles, entries_in(a.scratch, K, a.num_tiles));
 }
 
 template <int K, unsigned OPS, int BLOCK>
@@ -301,8 +309,9 @@ RungTraits reduce8_segmented_traits(int, int) { return {kItems, false, true}; }
 
 size_t reduce8_segmented_scratch_bytes(int lanes, size_t num_tiles)
 {
-    const size_t num_entries = 2 * num_tiles;
-    return (entry_vals_at(num_entries) + (size_t)lanes * num_entries) * sizeof(float);
+    kd_temp_layout layout;
+    entries_layout(lanes, num_tiles, &layout);
+    return layout.total_bytes;
 }
 
 cudaError_t reduce8_segmented(const SegArgs &a, cudaStream_t stream)
