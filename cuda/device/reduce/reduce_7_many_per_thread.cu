@@ -1,10 +1,10 @@
-// Reduce7: this version has each thread reduce many elements: a grid sized to the GPU strides over the input.
+// Reduce7: this version has each thread reduce many elements, striding over the input.
 //
 // Reduce6 gave each block one tile, so a large input took a pass of many
-// blocks and further passes over their values. Here at most as many blocks
-// as the GPU holds at once stride over tiles of V 16-byte loads a thread, all
-// in flight before any is used (reduce_stride.cuh), and one second launch of
-// a single block reduces the blocks' values.
+// blocks and further passes over their values. Here a grid of at most as
+// many blocks as the GPU holds at once strides over tiles of V 16-byte loads
+// a thread, all in flight before any is used (reduce_stride.cuh), and one
+// second launch of a single block reduces the blocks' values.
 //
 // Segmented, a block still takes exactly one tile (reduce_segmented.cuh): the
 // many elements a thread are a tile of V vectors a thread instead of one.
