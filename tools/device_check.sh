@@ -62,8 +62,11 @@ if has verify; then
   done
 fi
 
+# A program of a build tree, wherever that tree's layout puts it.
+prog() { find "$1" -type f -name "$2" -perm -u+x | head -n 1; }
+
 if has trees && [ -n "$base" ]; then
-  step trees: the device builds of both trees, byte for byte
+  step trees: the device builds of both trees
   for s in cornell_box_original utah_teapot armadillo_30k_bikker stanford_bunny sponza_dabrovic sibenik_mcguire \
            sibenik_blender crytek_sponza conference stanford_dragon_vrip; do
     build-base/scankd build "$S/$s.obj" --device gpu --save /tmp/base_$s.kd >/dev/null 2>&1
@@ -74,18 +77,23 @@ if has trees && [ -n "$base" ]; then
     if cmp -s <(body /tmp/base_$s.kd) <(body /tmp/new_$s.kd); then
       echo "$s: same nodes and leaf lists ($(body /tmp/new_$s.kd | wc -c) bytes)"
     else echo "$s: TREES DIFFER"; fi
-  done
+  done | tee "$OUT/trees.txt"
 fi
 
 if has bench; then
-  step bench, 10 builds a scene
+  step bench, 10 builds a scene, rounds alternating
   scenes=""
   for s in cornell_box_original utah_teapot armadillo_30k_bikker stanford_bunny sponza_dabrovic sibenik_mcguire \
            sibenik_blender crytek_sponza conference stanford_dragon_vrip; do scenes="$scenes $S/$s.obj"; done
-  for round in 1 2; do
-    [ -n "$base" ] && build-base/tests/gpu_build/gpu_build_bench --no-cpu --no-render --builds 10 $scenes \
-      >"$OUT/bench_base_$round.txt" 2>&1
-    build-dev/tests/gpu_build/gpu_build_bench --no-cpu --no-render --builds 10 $scenes >"$OUT/bench_new_$round.txt" 2>&1
+  new_bench=$(prog build-dev gpu_build_bench)
+  base_bench=""; [ -n "$base" ] && base_bench=$(prog build-base gpu_build_bench)
+  for round in 1 2 3; do
+    [ -n "$base_bench" ] && $base_bench --no-cpu --no-render --builds 10 $scenes >"$OUT/bench_base_$round.txt" 2>&1
+    $new_bench --no-cpu --no-render --builds 10 $scenes >"$OUT/bench_new_$round.txt" 2>&1
   done
-  for f in "$OUT"/bench_*.txt; do echo "-- $(basename $f)"; cat "$f"; done
+  # scene, median ms, min ms, SAH, nodes per run
+  for f in "$OUT"/bench_*.txt; do
+    echo "-- $(basename $f .txt)"
+    grep -E "^/|GPU  build" "$f" | paste - - | sed -E 's#.*/([a-z_0-9]+)\.obj.*GPU  build +([0-9.]+) ms median +([0-9.]+) ms min \| SAH +([0-9.]+) \| nodes ([0-9]+).*#\1 \2 \3 \4 \5#'
+  done | tee "$OUT/bench_summary.txt"
 fi
