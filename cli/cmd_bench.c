@@ -1,7 +1,9 @@
 /* scankd bench: per scene and per device, load time, build time (median and
  * min of repeated builds after a warm-up), tree quality (SAH cost and its
  * ratio to the CPU exact-SAH tree, nodes, leaves, depth, references per
- * triangle) and primary rays per second. Table, --json and --csv. */
+ * triangle) and primary rays per second; on the GPU also the rays per
+ * second of the CPU tree cast by the same GPU caster and camera, so that the
+ * two trees are compared by rays as well as by SAH. Table, --json and --csv. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@ typedef struct bench_row {
     kd_tree_stats stats;
     double sah_ratio;        /* to the CPU exact-SAH tree */
     double rays_per_second;
+    double cpu_tree_rays_per_second; /* GPU rows: the CPU tree on the GPU caster */
     int width, height;
 } bench_row;
 
@@ -61,7 +64,9 @@ static void print_about(FILE *f)
                "repeated builds after one warm-up build; GPU: triangles already in device\n"
                "memory to finished tree), SAH cost and its ratio to the CPU exact-SAH tree,\n"
                "nodes, leaves, depth, references per triangle, and primary rays per second\n"
-               "(CPU: wall time on all cores; GPU: median kernel time).\n");
+               "(CPU: wall time on all cores; GPU: median kernel time). GPU rows also give\n"
+               "the rays per second of the CPU tree cast on the GPU (same caster, camera\n"
+               "and launches), the tree-quality yardstick in rays.\n");
 }
 
 /* In BENCH_DEVICE_* order. */
@@ -231,6 +236,26 @@ static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, cons
     return st;
 }
 
+/* The CPU tree cast by the GPU caster, timed as the GPU tree is. */
+static kd_status bench_gpu_render_tree(const kd_tree *tree, const kd_mesh *mesh, const bench_args *a,
+                                       const kd_camera *cam, double *rays_per_second, kd_error *err)
+{
+    float *tri_verts = NULL;
+    kd_gpu_scene *scene = NULL;
+    kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
+    if (!st)
+        st = kd_gpu_scene_upload(&scene, tree, tri_verts, mesh->num_triangles, err);
+    if (!st) {
+        kd_gpu_render_stats rs;
+        st = kd_gpu_render(scene, cam, a->render_repeats, NULL, &rs, err);
+        if (!st)
+            *rays_per_second = rs.rays_per_second;
+    }
+    kd_gpu_scene_destroy(scene);
+    free(tri_verts);
+    return st;
+}
+
 static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_camera *cam,
                            kd_tree *tree, bench_row *row, kd_error *err)
 {
@@ -274,16 +299,19 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
 
 static void print_table(FILE *f, const bench_row *rows, int n)
 {
-    fprintf(f, "%-28s %-4s %9s %8s %10s %10s %8s %6s %9s %9s %5s %8s %10s\n", "scene", "dev",
+    fprintf(f, "%-28s %-4s %9s %8s %10s %10s %8s %6s %9s %9s %5s %8s %10s %10s\n", "scene", "dev",
             "triangles", "load ms", "build ms", "build min", "SAH", "ratio", "nodes", "leaves",
-            "depth", "refs/tri", "Mrays/s");
+            "depth", "refs/tri", "Mrays/s", "cpu tree");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        fprintf(f, "%-28s %-4s %9u %8.1f %10.2f %10.2f %8.2f %6.3f %9u %9u %5u %8.2f %10.1f\n",
+        char cpu_tree[32] = "-";
+        if (r->cpu_tree_rays_per_second > 0)
+            snprintf(cpu_tree, sizeof cpu_tree, "%.1f", r->cpu_tree_rays_per_second / 1e6);
+        fprintf(f, "%-28s %-4s %9u %8.1f %10.2f %10.2f %8.2f %6.3f %9u %9u %5u %8.2f %10.1f %10s\n",
                 r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
                 r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
                 r->stats.num_leaves, r->stats.max_leaf_depth, r->stats.refs_per_triangle,
-                r->rays_per_second / 1e6);
+                r->rays_per_second / 1e6, cpu_tree);
     }
 }
 
@@ -313,15 +341,16 @@ static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n
             return st;
         fprintf(out.file, "scene,device,triangles,load_ms,build_median_ms,build_min_ms,sah_cost,"
                           "sah_ratio_to_cpu,nodes,leaves,empty_leaves,max_depth,refs_per_triangle,"
-                          "width,height,rays_per_second\n");
+                          "width,height,rays_per_second,cpu_tree_rays_per_second\n");
         for (int i = 0; i < n; i++) {
             const bench_row *r = &rows[i];
             write_csv_field(out.file, r->scene);
-            fprintf(out.file, ",%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f\n", r->device,
+            fprintf(out.file, ",%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f,%.0f\n", r->device,
                     r->num_triangles, r->load_ms, r->build_median_ms,
                     r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
                     r->stats.num_leaves, r->stats.num_empty_leaves, r->stats.max_leaf_depth,
-                    r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second);
+                    r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second,
+                    r->cpu_tree_rays_per_second);
         }
         if ((st = kd_outfile_commit(&out, err)))
             return st;
@@ -349,6 +378,8 @@ static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n
             kd_json_kv_int(&json, "width", r->width);
             kd_json_kv_int(&json, "height", r->height);
             kd_json_kv_number(&json, "rays_per_second", r->rays_per_second);
+            if (r->cpu_tree_rays_per_second > 0)
+                kd_json_kv_number(&json, "cpu_tree_rays_per_second", r->cpu_tree_rays_per_second);
             kd_json_key(&json, "tree");
             kd_json_begin_object(&json);
             kd_tree_stats_json(&json, &r->stats, NULL);
@@ -402,7 +433,9 @@ static kd_status bench_scene(const bench_args *a, const char *path, bench_row *r
     if (!st && (a->devices & BENCH_GPU)) {
         bench_row gpu = base;
         gpu.device = "gpu";
-        if (!(st = bench_gpu(&mesh, a, &cam, &gpu_tree, &gpu, err))) {
+        if (!(st = bench_gpu(&mesh, a, &cam, &gpu_tree, &gpu, err)))
+            st = bench_gpu_render_tree(&cpu_tree, &mesh, a, &cam, &gpu.cpu_tree_rays_per_second, err);
+        if (!st) {
             kd_tree_compute_stats(&gpu_tree, &constants, &gpu.stats);
             gpu.sah_ratio = gpu.stats.sah_cost / cpu.stats.sah_cost;
             rows[(*num_rows)++] = gpu;

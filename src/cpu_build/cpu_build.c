@@ -1,56 +1,26 @@
-/* The CPU reference builder: recursion, parallel subtrees and tree assembly.
- *
- * The upper levels are built on one thread until nodes hold few enough
- * triangles; each such node becomes a task, and the tasks (largest first) are
- * built in parallel, each into its own preorder node buffer. Assembly then
- * walks the upper levels in preorder and splices every task's buffer in,
- * shifting child and leaf offsets, so the result is the same tree whatever
- * the number of threads. */
+/* The CPU reference builder: recursion, parallel subtrees, and subtrees
+ * that do not pay undone (cpu_build_tasks.h tells how the work is shared
+ * out, cpu_build_internal.h the collapse rule). */
 #include <stdlib.h>
 
 #include "cpu_build.h"
 #include "cpu_build_internal.h"
+#include "cpu_build_tasks.h"
 #include "kd_parallel.h"
-
-/* A node array in preorder with the leaves' triangle indices. */
-typedef struct node_buffer {
-    kd_node *nodes;
-    uint32_t *task_of; /* upper levels only: task index + 1 for a placeholder, else 0 */
-    size_t num_nodes, cap_nodes;
-    uint32_t *indices;
-    size_t num_indices, cap_indices;
-} node_buffer;
-
-typedef struct build_task {
-    kd_aabb box;
-    kd_event_lists lists;
-    kd_path_state path;
-    node_buffer out;
-    kd_status status;
-    kd_error err;
-} build_task;
-
-typedef struct build_ctx {
-    const kd_mesh *mesh;
-    const kd_build_params *params;
-    kd_split_scratch *scratch; /* one per worker */
-    build_task *tasks;
-    size_t num_tasks, cap_tasks;
-    uint32_t *task_order;
-    uint32_t task_threshold; /* upper-level nodes with at most this many triangles become tasks */
-    int num_workers;
-} build_ctx;
 
 static void buffer_free(node_buffer *b)
 {
     free(b->nodes);
     free(b->task_of);
+    free(b->tris_of);
     free(b->indices);
     memset(b, 0, sizeof *b);
 }
 
-static kd_status push_node(node_buffer *b, kd_node node, uint32_t task_of, bool track_tasks,
-                           size_t *index, kd_error *err)
+/* Appends a node; the upper levels (track_tasks) also record its task
+ * placeholder (0: none) and its triangle count. */
+static kd_status push_node(node_buffer *b, kd_node node, uint32_t task_of, uint32_t num_tris,
+                           bool track_tasks, size_t *index, kd_error *err)
 {
     if (b->num_nodes == b->cap_nodes) {
         size_t cap = b->cap_nodes ? 2 * b->cap_nodes : 256;
@@ -60,14 +30,19 @@ static kd_status push_node(node_buffer *b, kd_node node, uint32_t task_of, bool 
         b->nodes = nodes;
         if (track_tasks) {
             uint32_t *task_of_new = realloc(b->task_of, cap * sizeof *task_of_new);
-            if (!task_of_new)
+            if (task_of_new)
+                b->task_of = task_of_new;
+            uint32_t *tris_of_new = task_of_new ? realloc(b->tris_of, cap * sizeof *tris_of_new) : NULL;
+            if (!tris_of_new)
                 return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu tree nodes", cap);
-            b->task_of = task_of_new;
+            b->tris_of = tris_of_new;
         }
         b->cap_nodes = cap;
     }
-    if (track_tasks)
+    if (track_tasks) {
         b->task_of[b->num_nodes] = task_of;
+        b->tris_of[b->num_nodes] = num_tris;
+    }
     b->nodes[b->num_nodes] = node;
     *index = b->num_nodes++;
     return KD_OK;
@@ -90,36 +65,53 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A leaf listing the node's triangles (each has exactly one START or PLANAR
- * event on axis 0), in ascending order. */
-static kd_status emit_leaf(node_buffer *b, const kd_event_lists *lists, bool track_tasks,
-                           kd_error *err)
+uint32_t kd_sort_unique(uint32_t *tris, size_t n)
 {
-    uint32_t n = lists->num_tris;
-    if (b->num_indices + n > b->cap_indices) {
-        size_t cap = b->cap_indices ? 2 * b->cap_indices : 1024;
-        while (cap < b->num_indices + n)
-            cap *= 2;
-        uint32_t *indices = realloc(b->indices, cap * sizeof *indices);
-        if (!indices)
-            return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu leaf indices", cap);
-        b->indices = indices;
-        b->cap_indices = cap;
-    }
+    if (n < 32)
+        sort_u32(tris, n);
+    else
+        qsort(tris, n, sizeof *tris, cmp_u32);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || tris[i] != tris[k - 1])
+            tris[k++] = tris[i];
+    return (uint32_t)k;
+}
+
+kd_status kd_reserve_indices(uint32_t **indices, size_t *cap, size_t need, kd_error *err)
+{
+    if (need <= *cap)
+        return KD_OK;
+    size_t grown = *cap ? 2 * *cap : 1024;
+    while (grown < need)
+        grown *= 2;
+    uint32_t *v = realloc(*indices, grown * sizeof *v);
+    if (!v)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu leaf indices", grown);
+    *indices = v;
+    *cap = grown;
+    return KD_OK;
+}
+
+/* A leaf listing the node's triangles (each has exactly one START or PLANAR
+ * event on axis 0), in ascending order; *count: how many. */
+static kd_status emit_leaf(node_buffer *b, const kd_event_lists *lists, bool track_tasks,
+                           uint32_t *count, kd_error *err)
+{
+    kd_status st = kd_reserve_indices(&b->indices, &b->cap_indices, b->num_indices + lists->num_tris, err);
+    if (st)
+        return st;
     uint32_t *out = b->indices + b->num_indices, k = 0;
     for (uint32_t i = 0; i < lists->count[0]; i++)
         if (kd_event_type(lists->ev[0][i]) != KD_EVENT_END)
             out[k++] = kd_event_tri(lists->ev[0][i]);
-    if (k < 32)
-        sort_u32(out, k);
-    else
-        qsort(out, k, sizeof *out, cmp_u32);
+    k = kd_sort_unique(out, k);
     size_t index;
     /* Offsets are local to the buffer; assembly makes them global. */
-    kd_status st = push_node(b, kd_make_leaf((uint32_t)b->num_indices, k), 0, track_tasks, &index,
-                             err);
+    st = push_node(b, kd_make_leaf((uint32_t)b->num_indices, k), 0, k, track_tasks, &index, err);
     if (st == KD_OK)
         b->num_indices += k;
+    *count = k;
     return st;
 }
 
@@ -143,16 +135,30 @@ static kd_status add_task(build_ctx *ctx, const kd_aabb *box, kd_event_lists *li
     return KD_OK;
 }
 
-/* Builds the subtree of one node, taking ownership of its event lists.
+/* Undoes the split at nodes[index]: its subtree, whose leaf indices start at
+ * first_index, becomes one leaf listing them once each. Returns its count. */
+static uint32_t collapse_subtree(node_buffer *out, size_t index, size_t first_index)
+{
+    uint32_t k = kd_sort_unique(out->indices + first_index, out->num_indices - first_index);
+    out->nodes[index] = kd_make_leaf((uint32_t)first_index, k);
+    out->num_nodes = index + 1;
+    out->num_indices = first_index + k;
+    return k;
+}
+
+/* Builds the subtree of one node, taking ownership of its event lists, and
+ * gives its cost (tasks only: the upper levels' costs wait for the tasks).
  * upper: the upper levels, where small nodes become tasks. */
 static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buffer *out,
                             const kd_aabb *box, kd_event_lists *lists, kd_path_state path,
-                            bool upper, kd_error *err)
+                            bool upper, double *cost, kd_error *err)
 {
     kd_status st;
     size_t index;
-    if (upper && lists->num_tris <= ctx->task_threshold) {
-        st = push_node(out, kd_make_leaf(0, 0), (uint32_t)ctx->num_tasks + 1, true, &index, err);
+    const uint32_t num_tris = lists->num_tris;
+    if (upper && num_tris <= ctx->task_threshold) {
+        st = push_node(out, kd_make_leaf(0, 0), (uint32_t)ctx->num_tasks + 1, num_tris, true,
+                       &index, err);
         if (st == KD_OK)
             st = add_task(ctx, box, lists, &path, err);
         kd_event_lists_free(lists);
@@ -161,15 +167,17 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
 
     /* Leaf or split, by pbrt's rules over the exact SAH optimum. */
     kd_split split = {false, 0, 0.0f, 0.0, 0, 0};
-    bool leaf = kd_leaf_before_sweep(lists->num_tris, &path, box, ctx->params);
+    bool leaf = kd_leaf_before_sweep(num_tris, &path, box, ctx->params);
     if (!leaf) {
         /* Only the upper levels run alone; tasks already use every core. */
         split = kd_find_best_split(lists, box, ctx->params, upper ? ctx->num_workers : 1);
-        leaf = kd_leaf_after_sweep(lists->num_tris, &split, ctx->params, &path);
+        leaf = kd_leaf_after_sweep(num_tris, &split, ctx->params, &path);
     }
     if (leaf) {
-        st = emit_leaf(out, lists, upper, err);
+        uint32_t count = 0;
+        st = emit_leaf(out, lists, upper, &count, err);
         kd_event_lists_free(lists);
+        *cost = kd_leaf_cost(count, ctx->params);
         return st;
     }
 
@@ -182,9 +190,11 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
     kd_aabb left_box, right_box;
     kd_split_boxes(box, split.axis, split.pos, &left_box, &right_box);
 
-    st = push_node(out, kd_make_interior(split.axis, split.pos, 0), 0, upper, &index, err);
+    const size_t first_index = out->num_indices;
+    double cost_left = 0.0, cost_right = 0.0;
+    st = push_node(out, kd_make_interior(split.axis, split.pos, 0), 0, num_tris, upper, &index, err);
     if (st == KD_OK)
-        st = build_node(ctx, scratch, out, &left_box, &left, path, upper, err);
+        st = build_node(ctx, scratch, out, &left_box, &left, path, upper, &cost_left, err);
     else
         kd_event_lists_free(&left);
     if (st) {
@@ -193,7 +203,15 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
     }
     /* Child indices are local to the buffer too. */
     out->nodes[index] = kd_make_interior(split.axis, split.pos, (uint32_t)out->num_nodes);
-    return build_node(ctx, scratch, out, &right_box, &right, path, upper, err);
+    st = build_node(ctx, scratch, out, &right_box, &right, path, upper, &cost_right, err);
+    if (st || upper)
+        return st;
+
+    /* Keep the subtree only if it costs less than the leaf it replaced. */
+    *cost = kd_subtree_cost(box, split.axis, split.pos, cost_left, cost_right, ctx->params);
+    if (!kd_subtree_pays(*cost, num_tris, ctx->params))
+        *cost = kd_leaf_cost(collapse_subtree(out, index, first_index), ctx->params);
+    return KD_OK;
 }
 
 static void run_tasks(void *p, size_t begin, size_t end, int worker)
@@ -202,7 +220,7 @@ static void run_tasks(void *p, size_t begin, size_t end, int worker)
     for (size_t i = begin; i < end; i++) {
         build_task *t = &ctx->tasks[ctx->task_order[i]];
         t->status = build_node(ctx, &ctx->scratch[worker], &t->out, &t->box, &t->lists, t->path,
-                               false, &t->err);
+                               false, &t->cost, &t->err);
     }
 }
 
@@ -217,79 +235,6 @@ static int cmp_task_rank(const void *a, const void *b)
     if (x->num_tris != y->num_tris)
         return x->num_tris > y->num_tris ? -1 : 1;
     return (x->task > y->task) - (x->task < y->task);
-}
-
-/* ---- Assembly ------------------------------------------------------------------ */
-
-typedef struct assembly {
-    const build_ctx *ctx;
-    const node_buffer *upper;
-    kd_tree *tree;
-    size_t num_nodes, num_indices;
-} assembly;
-
-static void copy_indices(assembly *as, const uint32_t *src, size_t n)
-{
-    if (n == 0)
-        return; /* src may be NULL then */
-    memcpy(as->tree->leaf_indices + as->num_indices, src, n * sizeof *src);
-    as->num_indices += n;
-}
-
-/* Emits the upper-level subtree rooted at i; returns the upper index after it. */
-static size_t assemble(assembly *as, size_t i)
-{
-    const node_buffer *up = as->upper;
-    kd_node node = up->nodes[i];
-    if (up->task_of[i]) {
-        const node_buffer *sub = &as->ctx->tasks[up->task_of[i] - 1].out;
-        uint32_t node_base = (uint32_t)as->num_nodes, index_base = (uint32_t)as->num_indices;
-        for (size_t k = 0; k < sub->num_nodes; k++) {
-            kd_node n = sub->nodes[k];
-            if (kd_node_is_leaf(n))
-                n.leaf_offset += index_base;
-            else
-                n = kd_make_interior(kd_node_axis(n), n.split, kd_node_above_child(n) + node_base);
-            as->tree->nodes[as->num_nodes++] = n;
-        }
-        copy_indices(as, sub->indices, sub->num_indices);
-        return i + 1;
-    }
-    if (kd_node_is_leaf(node)) {
-        uint32_t count = kd_node_num_prims(node);
-        as->tree->nodes[as->num_nodes++] = kd_make_leaf((uint32_t)as->num_indices, count);
-        copy_indices(as, up->indices + node.leaf_offset, count);
-        return i + 1;
-    }
-    size_t me = as->num_nodes++;
-    size_t above = assemble(as, i + 1);
-    as->tree->nodes[me] = kd_make_interior(kd_node_axis(node), node.split, (uint32_t)as->num_nodes);
-    return assemble(as, above);
-}
-
-static kd_status assemble_tree(build_ctx *ctx, const node_buffer *upper, kd_tree *tree,
-                               kd_error *err)
-{
-    size_t num_nodes = 0, num_indices = upper->num_indices;
-    for (size_t i = 0; i < upper->num_nodes; i++)
-        num_nodes += upper->task_of[i] ? 0 : 1;
-    for (size_t t = 0; t < ctx->num_tasks; t++) {
-        num_nodes += ctx->tasks[t].out.num_nodes;
-        num_indices += ctx->tasks[t].out.num_indices;
-    }
-    if (num_nodes > KD_NODE_MAX_COUNT || num_indices > UINT32_MAX)
-        return kd_error_set(err, KD_ERR_NOMEM,
-                            "tree too large for the format: %zu nodes, %zu leaf references",
-                            num_nodes, num_indices);
-    tree->nodes = malloc(num_nodes * sizeof *tree->nodes);
-    tree->leaf_indices = malloc((num_indices ? num_indices : 1) * sizeof *tree->leaf_indices);
-    if (!tree->nodes || !tree->leaf_indices)
-        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for a tree of %zu nodes", num_nodes);
-    assembly as = {ctx, upper, tree, 0, 0};
-    assemble(&as, 0);
-    tree->num_nodes = (uint32_t)num_nodes;
-    tree->num_leaf_indices = (uint32_t)num_indices;
-    return KD_OK;
 }
 
 /* ---- Entry point ------------------------------------------------------------------- */
@@ -413,10 +358,11 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
     /* The upper levels on one thread, down to the tasks; then the tasks. */
     node_buffer upper;
     memset(&upper, 0, sizeof upper);
+    double upper_cost; /* known only at assembly */
     double t_upper = kd_build_now_ms();
     if (st == KD_OK)
-        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root, (kd_path_state){max_depth, 0, 1.0},
-                        true, err);
+        st = build_node(&ctx, &ctx.scratch[0], &upper, &root_box, &root,
+                        (kd_path_state){max_depth, 0, 1.0}, true, &upper_cost, err);
     else
         kd_event_lists_free(&root);
     double t_tasks = kd_build_now_ms();
@@ -428,7 +374,7 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
 
     /* The upper levels with every task's subtree spliced in. */
     if (st == KD_OK)
-        st = assemble_tree(&ctx, &upper, tree, err);
+        st = kd_cpu_assemble(&ctx, &upper, &root_box, tree, err);
     if (st == KD_OK) {
         tree->num_triangles = mesh->num_triangles;
         tree->max_depth = (uint32_t)max_depth;

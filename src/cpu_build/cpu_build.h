@@ -12,7 +12,10 @@
  *    their float neighbours are enough), ties to the lowest axis and position;
  *  - the same tree for any number of threads;
  *  - depth <= tree->max_depth (the cap: 8 + 1.3 floor(log2 N), rounded, or
- *    params->max_depth), and at most params->max_duplication x N references.
+ *    params->max_depth), and at most params->max_duplication x N references;
+ *  - every subtree costs less (plain SAH) than the leaf its node would have
+ *    been: one that does not, after pbrt's rules let its splits through,
+ *    becomes that leaf (cpu_build_internal.h).
  * Stopping rules are pbrt-v4's (kd_build.h) plus the duplication bound. */
 #ifndef KD_CPU_BUILD_H
 #define KD_CPU_BUILD_H

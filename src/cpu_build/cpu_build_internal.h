@@ -241,6 +241,46 @@ static inline void kd_split_boxes(const kd_aabb *box, int axis, float pos, kd_aa
     right->lo[axis] = pos;
 }
 
+/* ---- Subtrees that do not pay ------------------------------------------------
+ * pbrt lets a path take splits that cost more than a leaf (up to
+ * max_bad_refines - 1 of them), in case the children split well, and never
+ * undoes them when they do not. The builder does: once a node's subtree is
+ * built, its SAH cost is compared with the leaf the node would have been, and
+ * a subtree that does not cost less becomes one leaf listing every triangle
+ * its leaves list. Costs are the plain SAH the tree is judged by (no empty
+ * bonus), relative to the node's surface area, so every such collapse lowers
+ * the tree's cost. */
+
+/* The cost of a split node from its children's: traversal + their costs
+ * weighted by their share of the node's area. Both builders call this one
+ * function on the same boxes, so their decisions agree bit for bit. */
+static inline double kd_subtree_cost(const kd_aabb *box, int axis, float pos, double cost_left,
+                                     double cost_right, const kd_build_params *params)
+{
+    kd_aabb left, right;
+    kd_split_boxes(box, axis, pos, &left, &right);
+    return (double)params->traversal_cost +
+           (kd_box_area(&left) * cost_left + kd_box_area(&right) * cost_right) / kd_box_area(box);
+}
+
+/* A leaf's cost. */
+static inline double kd_leaf_cost(uint32_t num_tris, const kd_build_params *params)
+{
+    return (double)params->intersect_cost * (double)num_tris;
+}
+
+/* Whether a subtree of the given cost is kept over a leaf of num_tris triangles. */
+static inline bool kd_subtree_pays(double cost, uint32_t num_tris, const kd_build_params *params)
+{
+    return cost < kd_leaf_cost(num_tris, params);
+}
+
+/* Sorts n triangle indices and drops repeats; returns how many remain. */
+uint32_t kd_sort_unique(uint32_t *tris, size_t n);
+
+/* Grows an array of leaf indices (*cap of them) to hold at least need. */
+kd_status kd_reserve_indices(uint32_t **indices, size_t *cap, size_t need, kd_error *err);
+
 /* ---- Root events ------------------------------------------------------------ */
 
 /* Events of every triangle against the root box (the mesh bounds), sorted;

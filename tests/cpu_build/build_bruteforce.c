@@ -5,7 +5,8 @@
  * float neighbours, strictly inside the node) it counts the two sides by
  * looping over all triangles: O(N^2) per node, no events, no sorting, no
  * merging. It shares with the real builder only the pieces that define the
- * answer (the cost function, the clipping routine and pbrt's stopping rules),
+ * answer (the cost function, the clipping routine, pbrt's stopping rules and
+ * the rule that undoes subtrees that do not pay),
  * so equal trees show that the sweep, the event bookkeeping through splits
  * and the parallel assembly compute exactly the brute-force optimum. */
 #include <math.h>
@@ -46,7 +47,8 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void bf_leaf(bf_out *o, const ref *refs, uint32_t n)
+/* Returns the leaf's cost. */
+static double bf_leaf(bf_out *o, const ref *refs, uint32_t n, const kd_build_params *p)
 {
     if (o->num_indices + n + 1 > o->cap_indices) {
         o->cap_indices = 2 * (o->num_indices + n) + 64;
@@ -58,6 +60,7 @@ static void bf_leaf(bf_out *o, const ref *refs, uint32_t n)
     qsort(dst, n, sizeof *dst, cmp_u32);
     bf_push(o, kd_make_leaf(o->num_indices, n));
     o->num_indices += n;
+    return kd_leaf_cost(n, p);
 }
 
 static void consider(kd_split *best, const kd_sah_axis *sah, int axis, float s, const ref *refs,
@@ -78,8 +81,9 @@ static void consider(kd_split *best, const kd_sah_axis *sah, int axis, float s, 
     }
 }
 
-static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_aabb box,
-                     kd_path_state path, const kd_build_params *p)
+/* Builds the subtree of a node; returns its cost. */
+static double bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_aabb box,
+                       kd_path_state path, const kd_build_params *p)
 {
     kd_split best = {false, 0, 0.0f, INFINITY, 0, 0};
     bool leaf = kd_leaf_before_sweep(n, &path, &box, p);
@@ -100,10 +104,8 @@ static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_a
         }
         leaf = kd_leaf_after_sweep(n, &best, p, &path);
     }
-    if (leaf) {
-        bf_leaf(o, refs, n);
-        return;
-    }
+    if (leaf)
+        return bf_leaf(o, refs, n, p);
     kd_aabb child_box[2];
     kd_split_boxes(&box, best.axis, best.pos, &child_box[0], &child_box[1]);
     ref *child[2];
@@ -124,12 +126,28 @@ static void bf_build(bf_out *o, const kd_mesh *mesh, ref *refs, uint32_t n, kd_a
             child[c][count[c]++] = x;
         }
     }
-    uint32_t me = bf_push(o, kd_make_interior(best.axis, best.pos, 0));
-    bf_build(o, mesh, child[0], count[0], child_box[0], path, p);
+    uint32_t me = bf_push(o, kd_make_interior(best.axis, best.pos, 0)), first = o->num_indices;
+    double cost_left = bf_build(o, mesh, child[0], count[0], child_box[0], path, p);
     o->nodes[me] = kd_make_interior(best.axis, best.pos, o->num_nodes);
-    bf_build(o, mesh, child[1], count[1], child_box[1], path, p);
+    double cost_right = bf_build(o, mesh, child[1], count[1], child_box[1], path, p);
     free(child[0]);
     free(child[1]);
+    /* A subtree that does not cost less than the node's leaf becomes one leaf
+     * of the triangles its leaves list. */
+    double cost = kd_subtree_cost(&box, best.axis, best.pos, cost_left, cost_right, p);
+    if (kd_subtree_pays(cost, n, p))
+        return cost;
+    uint32_t *all = o->indices + first;
+    uint32_t k = o->num_indices - first;
+    qsort(all, k, sizeof *all, cmp_u32);
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (unique == 0 || all[i] != all[unique - 1])
+            all[unique++] = all[i];
+    o->nodes[me] = kd_make_leaf(first, unique);
+    o->num_nodes = me + 1;
+    o->num_indices = first + unique;
+    return kd_leaf_cost(unique, p);
 }
 
 static void bf_tree(const kd_mesh *mesh, const kd_build_params *p, bf_out *o, kd_aabb *root)
@@ -154,6 +172,45 @@ static void bf_tree(const kd_mesh *mesh, const kd_build_params *p, bf_out *o, kd
     memset(o, 0, sizeof *o);
     bf_build(o, mesh, refs, n, *root, (kd_path_state){kd_build_max_depth(p, n), 0, 1.0}, p);
     free(refs);
+}
+
+/* The collapse rule seen from the finished tree, computed here on its own:
+ * every interior node's subtree costs less than one leaf of the triangles its
+ * leaves list. Returns the subtree's cost; *tris gets that list (sorted, once
+ * each, malloc'ed), *num its length. */
+static double check_subtrees_pay(const char *name, const kd_tree *t, uint32_t i, kd_aabb box,
+                                 const kd_build_params *p, uint32_t **tris, uint32_t *num)
+{
+    kd_node node = t->nodes[i];
+    if (kd_node_is_leaf(node)) {
+        *num = kd_node_num_prims(node);
+        *tris = malloc((*num + 1) * sizeof **tris);
+        memcpy(*tris, t->leaf_indices + node.leaf_offset, *num * sizeof **tris);
+        return (double)p->intersect_cost * *num;
+    }
+    int axis = kd_node_axis(node);
+    kd_aabb b[2] = {box, box};
+    b[0].hi[axis] = b[1].lo[axis] = node.split;
+    uint32_t *sub[2], n[2];
+    double c0 = check_subtrees_pay(name, t, i + 1, b[0], p, &sub[0], &n[0]);
+    double c1 = check_subtrees_pay(name, t, kd_node_above_child(node), b[1], p, &sub[1], &n[1]);
+    double area = kd_box_area(&box);
+    double cost = p->traversal_cost + (kd_box_area(&b[0]) * c0 + kd_box_area(&b[1]) * c1) / area;
+    /* Merge the children's sorted lists. */
+    *tris = malloc((n[0] + n[1] + 1) * sizeof **tris);
+    uint32_t a = 0, c = 0, k = 0;
+    while (a < n[0] || c < n[1]) {
+        uint32_t x = c >= n[1] || (a < n[0] && sub[0][a] <= sub[1][c]) ? sub[0][a++] : sub[1][c++];
+        if (k == 0 || (*tris)[k - 1] != x)
+            (*tris)[k++] = x;
+    }
+    *num = k;
+    free(sub[0]);
+    free(sub[1]);
+    CHECK_MSG(cost < (double)p->intersect_cost * k * (1.0 + 1e-12),
+              "%s: node %u: subtree cost %.9g not below its leaf's %.9g", name, i, cost,
+              (double)p->intersect_cost * k);
+    return cost;
 }
 
 static bool same_node(kd_node a, kd_node b) { return a.leaf_offset == b.leaf_offset && a.flags == b.flags; }
@@ -186,6 +243,9 @@ static void compare_case(const char *name, const kd_mesh *mesh, const kd_build_p
     CHECK_MSG(same, "%s: tree differs from brute force (%u vs %u nodes, %u vs %u refs)", name,
               tree.num_nodes, ref_tree.num_nodes, tree.num_leaf_indices, ref_tree.num_indices);
     CHECK_MSG(bt_check_exact_overlap(&tree, mesh) == 0, "%s: exact overlap violated", name);
+    uint32_t *all, num_all;
+    check_subtrees_pay(name, &tree, 0, tree.bounds, p, &all, &num_all);
+    free(all);
 
     /* The stats module computes the same plain cost. */
     kd_tree_stats stats;
@@ -197,6 +257,43 @@ static void compare_case(const char *name, const kd_mesh *mesh, const kd_build_p
     kd_tree_free(&tree);
     free(ref_tree.nodes);
     free(ref_tree.indices);
+}
+
+/* 2500 copies of one triangle beside 1000 random triangles: no plane
+ * separates the copies, so the splits that pbrt's bad refines make among them
+ * do not pay and are undone. With two or three threads the copies' node is
+ * built in the upper levels and undone at assembly, with one thread while it
+ * is built: the same tree, the brute force's, with the copies in one leaf. */
+static int test_stack_undone_in_upper_levels(bt_rng *rng)
+{
+    enum { RANDOM = 1000, COPIES = 2500 };
+    float *verts = malloc(9 * sizeof(float) * (RANDOM + COPIES));
+    bt_random_scene(rng, BT_SCENE_MIXED, verts, RANDOM);
+    static const float copy[9] = {2.0f, 0.0f, 0.0f, 3.0f, 0.25f, 0.0f, 2.5f, 1.0f, 1.0f};
+    for (uint32_t i = 0; i < COPIES; i++)
+        memcpy(verts + 9 * (RANDOM + i), copy, sizeof copy);
+    kd_mesh mesh;
+    bt_mesh_from_soup(&mesh, verts, RANDOM + COPIES);
+    kd_build_params p;
+    kd_build_params_default(&p);
+    for (int threads = 1; threads <= 3; threads++) {
+        p.num_threads = threads;
+        char name[64];
+        snprintf(name, sizeof name, "2500 copies + 1000 random, %d threads", threads);
+        compare_case(name, &mesh, &p);
+        kd_tree tree;
+        kd_error err;
+        if (kd_build_cpu(&mesh, &p, &tree, NULL, &err) != KD_OK)
+            continue;
+        uint32_t copy_refs = 0;
+        for (uint32_t i = 0; i < tree.num_leaf_indices; i++)
+            copy_refs += tree.leaf_indices[i] >= RANDOM;
+        CHECK_MSG(copy_refs == COPIES, "%s: %u references to the copies", name, copy_refs);
+        kd_tree_free(&tree);
+    }
+    kd_mesh_free(&mesh);
+    free(verts);
+    return 3;
 }
 
 int main(void)
@@ -260,6 +357,7 @@ int main(void)
         kd_mesh_free(&mesh);
         free(verts);
     }
+    cases += test_stack_undone_in_upper_levels(&rng);
     printf("compared %d scenes with the brute-force builder\n", cases);
     return kd_test_finish("build_bruteforce");
 }

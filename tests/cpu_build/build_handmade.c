@@ -117,6 +117,35 @@ static void test_two_clusters(void)
     kd_mesh_free(&mesh);
 }
 
+/* Eight copies of one triangle: no plane separates them, so every split
+ * sends all eight to both sides and costs more than the leaf of 40. pbrt's
+ * rules take two such splits before the third bad refine stops them (four
+ * leaves of eight); they do not pay, so the tree is the one leaf. */
+static void test_unseparable_stack(void)
+{
+    float v[8 * 9];
+    for (int t = 0; t < 8; t++) {
+        float tri[9] = {0, 0, 0, 1, 0.25f, 0, 0.5f, 1, 1};
+        memcpy(v + 9 * t, tri, sizeof tri);
+    }
+    kd_mesh mesh;
+    bt_mesh_from_soup(&mesh, v, 8);
+    kd_build_params p;
+    kd_build_params_default(&p);
+    kd_tree tree;
+    kd_error err;
+    CHECK(kd_build_cpu(&mesh, &p, &tree, NULL, &err) == KD_OK);
+    CHECK_MSG(tree.num_nodes == 1 && kd_node_num_prims(tree.nodes[0]) == 8, "%u nodes",
+              tree.num_nodes);
+    kd_tree_stats s;
+    kd_tree_compute_stats(&tree, NULL, &s);
+    CHECK(s.sah_cost == 40.0 && s.refs_per_triangle == 1.0);
+    for (uint32_t k = 0; k < 8 && tree.num_leaf_indices == 8; k++)
+        CHECK(tree.leaf_indices[k] == k);
+    kd_tree_free(&tree);
+    kd_mesh_free(&mesh);
+}
+
 /* A wall lying exactly in a candidate plane: with a triangle on either side
  * touching the wall's plane, the exact SAH cuts next to it, and triangles that
  * touch a split plane appear in every child whose closed box they touch. */
@@ -233,6 +262,7 @@ int main(void)
     test_single_triangle();
     test_empty_mesh();
     test_two_clusters();
+    test_unseparable_stack();
     test_touching_planes();
     test_depth_cap();
     test_invalid_input();
