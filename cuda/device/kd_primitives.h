@@ -78,6 +78,36 @@ cudaError_t kd_split_by_side(void *d_temp, size_t *temp_bytes,
                              uint32_t *d_left_counts, uint32_t *d_right_counts,
                              uint32_t *d_out_total, cudaStream_t stream);
 
+/* ---- Stream compaction -------------------------------------------------- */
+/* The selected elements of an input, in input order, packed at the start of
+ * the output. One pass: the flags (or the values a predicate tests) and each
+ * payload are read once and only the selected elements are written. Outputs
+ * must not overlap inputs; each output needs room for n elements at most. */
+enum { KD_COMPACT_MAX_PAYLOADS = 8 };
+
+/* Element i is selected when d_flags[i] != 0. Each payload (d_in, d_out and
+ * elem_bytes 4, 8 or 16, both pointers aligned to elem_bytes: the split's
+ * payload type) is compacted alike; none is allowed (only the count). If
+ * d_num_selected is not NULL it receives the number selected (one uint32;
+ * 0 when n == 0). n < 2^32. */
+cudaError_t kd_compact_flagged(void *d_temp, size_t *temp_bytes, const uint8_t *d_flags, size_t n,
+                               const kd_split_payload *payloads, int num_payloads,
+                               uint32_t *d_num_selected, cudaStream_t stream);
+
+/* Predicates of the select-if form, on unsigned 32-bit words. */
+typedef enum kd_compact_pred {
+    KD_COMPACT_NONZERO = 0, /* x != 0: remove the zeros (any 32-bit type's zero bits) */
+    KD_COMPACT_LESS,        /* x < bound */
+    KD_COMPACT_AT_LEAST,    /* x >= bound (the complement of LESS) */
+    KD_COMPACT_NUM_PREDS
+} kd_compact_pred;
+
+/* Select-if: d_out receives the words of d_in for which pred holds (bound is
+ * ignored by NONZERO), in input order; d_num_selected as above. */
+cudaError_t kd_compact_if_u32(void *d_temp, size_t *temp_bytes, kd_compact_pred pred, uint32_t bound,
+                              const uint32_t *d_in, uint32_t *d_out, size_t n,
+                              uint32_t *d_num_selected, cudaStream_t stream);
+
 /* ---- Min/max reduction ladder over float -------------------------------- */
 /* Rungs 0-4 are the thesis chapter "Understanding CUDA"'s Reduce0-Reduce4;
  * every later rung makes one change to the rung before it. */

@@ -74,6 +74,20 @@
 #define KD_SPLIT_ONE_VEC_BELOW (1u << 19)
 #endif
 
+/* ---- Stream compaction (compact/) ------------------------------------------ */
+/* Threads a block of the single pass */
+#ifndef KD_COMPACT_THREADS
+#define KD_COMPACT_THREADS 256
+#endif
+/* 4-element vectors a thread: fewer tiles to look back over, within 2-byte slot indices */
+#ifndef KD_COMPACT_VECS
+#define KD_COMPACT_VECS 4
+#endif
+/* Selected elements a thread gathers before it stores them: loads in flight cover latency */
+#ifndef KD_COMPACT_BATCH
+#define KD_COMPACT_BATCH 4
+#endif
+
 /* ---- Radix sort (radix_sort/) ---------------------------------------------- */
 /* Keys a thread ranks per tile: a tile's counts and look-back amortised, ranks in registers */
 #ifndef KD_SORT_ITEMS

@@ -110,6 +110,49 @@ kd_status kd_ref_split_by_side(const uint32_t *segment_ids, uint32_t num_segment
     return KD_OK;
 }
 
+kd_status kd_ref_compact_flagged(const uint8_t *flags, size_t n, const kd_ref_payload *payloads, int num_payloads,
+                                 uint32_t *num_selected, kd_error *err)
+{
+    if (n > UINT32_MAX)
+        return kd_error_set(err, KD_ERR_INVALID, "%zu elements: a count must fit 32 bits", n);
+    for (int q = 0; q < num_payloads; q++)
+        if (payloads[q].elem_bytes != 4 && payloads[q].elem_bytes != 8 && payloads[q].elem_bytes != 16)
+            return kd_error_set(err, KD_ERR_INVALID, "payload %d: element size %u is not 4, 8 or 16", q,
+                                payloads[q].elem_bytes);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!flags[i])
+            continue;
+        for (int q = 0; q < num_payloads; q++) {
+            const size_t bytes = payloads[q].elem_bytes;
+            memcpy((char *)payloads[q].out + kept * bytes, (const char *)payloads[q].in + i * bytes, bytes);
+        }
+        kept++;
+    }
+    if (num_selected)
+        *num_selected = (uint32_t)kept;
+    return KD_OK;
+}
+
+bool kd_ref_pred_keeps(kd_ref_pred pred, uint32_t bound, uint32_t x)
+{
+    switch (pred) {
+    case KD_REF_NONZERO: return x != 0;
+    case KD_REF_LESS: return x < bound;
+    case KD_REF_AT_LEAST: return x >= bound;
+    }
+    return false;
+}
+
+size_t kd_ref_compact_if_u32(kd_ref_pred pred, uint32_t bound, const uint32_t *in, uint32_t *out, size_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kd_ref_pred_keeps(pred, bound, in[i]))
+            out[kept++] = in[i];
+    return kept;
+}
+
 kd_status kd_ref_radix_sort_pairs_u32(const uint32_t *keys_in, uint32_t *keys_out, const uint32_t *values_in,
                                       uint32_t *values_out, size_t n, kd_error *err)
 {

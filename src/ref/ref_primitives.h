@@ -1,9 +1,10 @@
-/* CPU reference implementations of the GPU primitives (kernels/kd_primitives.h).
+/* CPU reference implementations of the GPU primitives (cuda/device/kd_primitives.h).
  * Plain sequential loops that say exactly what each primitive computes; the
  * GPU tests compare against them, and CI (no GPU) tests them directly. */
 #ifndef KD_REF_PRIMITIVES_H
 #define KD_REF_PRIMITIVES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,23 @@ typedef struct kd_ref_payload {
 kd_status kd_ref_split_by_side(const uint32_t *segment_ids, uint32_t num_segments, const uint8_t *sides, size_t n,
                                const kd_ref_payload *payloads, int num_payloads, uint32_t *left_counts,
                                uint32_t *right_counts, uint32_t *out_total, kd_error *err);
+
+/* Stream compaction (kd_compact_flagged): the elements whose flag is nonzero,
+ * in input order, at the start of each payload's output; *num_selected (may
+ * be NULL) receives their number. Fails (KD_ERR_INVALID) on a payload size
+ * not 4, 8 or 16, or n >= 2^32. */
+kd_status kd_ref_compact_flagged(const uint8_t *flags, size_t n, const kd_ref_payload *payloads, int num_payloads,
+                                 uint32_t *num_selected, kd_error *err);
+
+/* The select-if predicates, numbered as kd_compact_pred (kd_primitives.h). */
+typedef enum kd_ref_pred { KD_REF_NONZERO = 0, KD_REF_LESS, KD_REF_AT_LEAST } kd_ref_pred;
+
+/* True when pred keeps x: x != 0, x < bound, x >= bound (unsigned). */
+bool kd_ref_pred_keeps(kd_ref_pred pred, uint32_t bound, uint32_t x);
+
+/* Select-if (kd_compact_if_u32): the words of in that pred keeps, in order,
+ * into out; returns their number. */
+size_t kd_ref_compact_if_u32(kd_ref_pred pred, uint32_t bound, const uint32_t *in, uint32_t *out, size_t n);
 
 /* Stable sort of (key, value) pairs by key, ascending (LSB counting sort).
  * Inputs unchanged; outputs must not overlap them. */

@@ -190,6 +190,68 @@ static void test_sort(void)
     CHECK(unsorted == 0 && unstable == 0 && wrong == 0);
 }
 
+static void test_compact_flagged(void)
+{
+    /* Any nonzero flag selects; every payload moves alike, in input order. */
+    kd_error err;
+    const uint8_t flags[7] = {0, 1, 0, 2, 255, 0, 1};
+    const uint32_t words[7] = {10, 11, 12, 13, 14, 15, 16};
+    const uint32_t want_words[4] = {11, 13, 14, 16};
+    uint32_t quads[7][4], out_words[7], out_quads[7][4];
+    for (int i = 0; i < 7; i++)
+        for (int c = 0; c < 4; c++)
+            quads[i][c] = (uint32_t)(100 * i + c);
+    kd_ref_payload payloads[2] = {{words, out_words, 4}, {quads, out_quads, 16}};
+    uint32_t count = 99;
+    CHECK(kd_ref_compact_flagged(flags, 7, payloads, 2, &count, &err) == KD_OK);
+    CHECK(count == 4 && memcmp(out_words, want_words, sizeof want_words) == 0);
+    CHECK(out_quads[0][0] == 100 && out_quads[1][3] == 303 && out_quads[2][1] == 401 && out_quads[3][2] == 602);
+
+    /* Empty input, none selected, no payload (the count alone). */
+    CHECK(kd_ref_compact_flagged(NULL, 0, NULL, 0, &count, &err) == KD_OK && count == 0);
+    const uint8_t none[3] = {0, 0, 0};
+    count = 99;
+    CHECK(kd_ref_compact_flagged(none, 3, payloads, 1, &count, &err) == KD_OK && count == 0);
+    CHECK(kd_ref_compact_flagged(flags, 7, NULL, 0, &count, &err) == KD_OK && count == 4);
+
+    const kd_ref_payload bad = {words, out_words, 12};
+    CHECK(kd_ref_compact_flagged(flags, 7, &bad, 1, &count, &err) == KD_ERR_INVALID);
+}
+
+static void test_compact_if(void)
+{
+    const uint32_t in[6] = {0, 5, 0, 0xffffffffu, 7, 1};
+    const uint32_t want_nonzero[4] = {5, 0xffffffffu, 7, 1}, want_less[4] = {0, 5, 0, 1},
+                   want_at_least[2] = {0xffffffffu, 7};
+    uint32_t out[6];
+    CHECK(kd_ref_compact_if_u32(KD_REF_NONZERO, 12345, in, out, 6) == 4);
+    CHECK(memcmp(out, want_nonzero, sizeof want_nonzero) == 0);
+    CHECK(kd_ref_compact_if_u32(KD_REF_LESS, 6, in, out, 6) == 4);
+    CHECK(memcmp(out, want_less, sizeof want_less) == 0);
+    CHECK(kd_ref_compact_if_u32(KD_REF_AT_LEAST, 6, in, out, 6) == 2);
+    CHECK(memcmp(out, want_at_least, sizeof want_at_least) == 0);
+    CHECK(kd_ref_compact_if_u32(KD_REF_NONZERO, 0, NULL, NULL, 0) == 0);
+
+    /* Properties: LESS and AT_LEAST split the input; each output is the
+     * flagged compaction of the predicate's flags (same order). */
+    enum { N = 50021 };
+    static uint32_t big[N], less[N], at_least[N], flagged[N];
+    static uint8_t flags[N];
+    for (int i = 0; i < N; i++)
+        big[i] = next_u32() % 4 == 0 ? 0 : next_u32();
+    const uint32_t bound = 0x30000000u; /* next_u32 gives 31 bits: keeps about half */
+    const size_t kept_less = kd_ref_compact_if_u32(KD_REF_LESS, bound, big, less, N);
+    const size_t kept_at_least = kd_ref_compact_if_u32(KD_REF_AT_LEAST, bound, big, at_least, N);
+    CHECK(kept_less + kept_at_least == N && kept_less > N / 4 && kept_at_least > N / 4);
+    for (int i = 0; i < N; i++)
+        flags[i] = (uint8_t)kd_ref_pred_keeps(KD_REF_LESS, bound, big[i]);
+    kd_error err;
+    kd_ref_payload p = {big, flagged, 4};
+    uint32_t count = 0;
+    CHECK(kd_ref_compact_flagged(flags, N, &p, 1, &count, &err) == KD_OK);
+    CHECK(count == kept_less && memcmp(flagged, less, kept_less * 4) == 0);
+}
+
 int main(void)
 {
     test_scan();
@@ -197,5 +259,7 @@ int main(void)
     test_head_flags();
     test_split();
     test_sort();
+    test_compact_flagged();
+    test_compact_if();
     return kd_test_finish("prim_ref_cpu");
 }
