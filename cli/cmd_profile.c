@@ -1,7 +1,7 @@
-/* scankd profile: times every variant of the GPU primitives over power-of-two
- * sizes next to CUB's equivalent and a device-to-device copy, each result
- * checked against a CPU reference first; prints tables and writes CSV, JSON
- * and a chart. */
+/* scankd profile: times every variant of the GPU primitives over a list of
+ * sizes (powers of two by default) next to CUB's equivalent and a
+ * device-to-device copy, each result checked against a CPU reference first;
+ * prints tables and writes CSV, JSON and a chart. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,19 +11,26 @@
 #include "cli_options.h"
 #include "cli_util.h"
 #include "profile_report.h"
+#include "profile_sizes.h"
 #include "commands.h"
 
 
-enum { MAX_BLOCK_SIZES = 16, MIN_LOG2 = 0, MAX_LOG2 = 31 };
+enum { MAX_BLOCK_SIZES = 16, MIN_LOG2 = 0, MAX_LOG2 = KD_PROFILE_MAX_LOG2 };
+
+/* A list of sizes (profile_sizes.h). */
+typedef struct size_list {
+    size_t n[KD_PROFILE_MAX_SIZES];
+    int count;                          /* 0: not given */
+} size_list;
 
 typedef struct profile_args {
     bool what[KD_PROFILE_NUM_WHAT];
-    int min_log2, max_log2;
+    int min_log2, max_log2;             /* the powers measured without --sizes */
+    size_list sizes, sweep_sizes;       /* --sizes (or the powers), --sweep-sizes */
     kd_profile_options options;
     int seed;                           /* into options.seed */
     int block_sizes[MAX_BLOCK_SIZES];
     int num_block_sizes;
-    int sweep_min_log2, sweep_max_log2; /* -1: the main range */
     const char *csv_path, *json_path, *chart_path;
     bool no_chart;
     FILE *text;                         /* the tables, or NULL when stdout carries CSV or JSON */
@@ -33,19 +40,23 @@ typedef struct profile_args {
 
 static void print_about(FILE *f)
 {
-    fprintf(f, "usage: scankd profile [reduce|scan|split|sort|all]... [options]\n"
+    fprintf(f, "usage: scankd profile [reduce|scan|split|sort|compact|all]... [options]\n"
                "\n"
-               "Times every variant of scankd's GPU primitives over power-of-two sizes, next to\n"
+               "Times every variant of scankd's GPU primitives over a list of sizes, next to\n"
                "CUB's equivalent and a device-to-device copy measured in the same run. Each\n"
                "result is checked against a CPU reference before it is timed; a wrong result is\n"
-               "marked FAILED and the command exits 1. Inputs are random (never zeros).\n"
+               "marked FAILED and the command exits 1. Inputs are random and never zero, except\n"
+               "compaction's words, half of which are zero.\n"
                "\n"
                "  reduce   the min/max ladder Reduce0..Reduce8 vs CUB DeviceReduce::Min/Max\n"
                "  scan     Hillis-Steele, Blelloch (global, shared), decoupled look-back vs CUB\n"
                "           DeviceScan::ExclusiveSum; segmented scan vs ExclusiveSumByKey\n"
                "  split    split-by-side vs CUB DevicePartition::Flagged\n"
                "  sort     radix sort of key-value pairs vs CUB DeviceRadixSort::SortPairs\n"
-               "  all      all four (the default)\n");
+               "  compact  stream compaction (flagged, 4- and 16-byte elements; remove the\n"
+               "           zeros) vs CUB DeviceSelect::Flagged and DeviceSelect::If, and\n"
+               "           split-by-side used as a compaction\n"
+               "  all      all five (the default)\n");
 }
 
 static void set_defaults(void *args)
@@ -58,25 +69,6 @@ static void set_defaults(void *args)
     a->options.warmup = 3;
     a->options.op = KD_REDUCE_MIN;
     a->seed = 1;
-    a->sweep_min_log2 = a->sweep_max_log2 = -1;
-}
-
-static bool parse_range(const char *text, int *a, int *b)
-{
-    char buf[64];
-    if (strlen(text) >= sizeof buf)
-        return false;
-    strcpy(buf, text);
-    char *colon = strchr(buf, ':');
-    if (!colon)
-        return false;
-    *colon = '\0';
-    long lo, hi;
-    if (!kd_parse_int(buf, MIN_LOG2, MAX_LOG2, &lo) || !kd_parse_int(colon + 1, MIN_LOG2, MAX_LOG2, &hi))
-        return false;
-    *a = (int)lo;
-    *b = (int)hi;
-    return true;
 }
 
 /* A primitive's name, or all (dest: the whole profile_args). */
@@ -91,32 +83,34 @@ static int parse_what(const char *command, int argc, char **argv, int *i, void *
         if (all || strcmp(arg, kd_profile_what_name((kd_profile_what)w)) == 0)
             a->what[w] = known = true;
     if (!known)
-        return kd_cli_usage_error(command, "unknown primitive '%s' (reduce, scan, split, sort or all)", arg);
+        return kd_cli_usage_error(command, "unknown primitive '%s' (reduce, scan, split, sort, compact or all)", arg);
     return KD_EXIT_OK;
 }
 
-/* --sizes A:B (dest: the whole profile_args). */
+/* A size list (profile_sizes.h) into list; the option's name for errors. */
+static int parse_size_list(const char *command, const char *option, const char *text, size_list *list)
+{
+    kd_error err;
+    kd_error_clear(&err);
+    if (kd_profile_parse_sizes(text, list->n, KD_PROFILE_MAX_SIZES, &list->count, &err) != KD_OK)
+        return kd_cli_usage_error(command, "%s: %s", option, err.message);
+    return KD_EXIT_OK;
+}
+
+/* --sizes LIST (dest: the whole profile_args). */
 static int parse_sizes(const char *command, int argc, char **argv, int *i, void *dest)
 {
     profile_args *a = dest;
     const char *v = kd_cli_option_value(command, argc, argv, i);
-    if (!v)
-        return KD_EXIT_USAGE;
-    if (!parse_range(v, &a->min_log2, &a->max_log2) || a->min_log2 > a->max_log2)
-        return kd_cli_usage_error(command, "--sizes wants A:B with %d <= A <= B <= %d", MIN_LOG2, MAX_LOG2);
-    return KD_EXIT_OK;
+    return v ? parse_size_list(command, "--sizes", v, &a->sizes) : KD_EXIT_USAGE;
 }
 
-/* --sweep-sizes A:B (dest: the whole profile_args). */
+/* --sweep-sizes LIST (dest: the whole profile_args). */
 static int parse_sweep_sizes(const char *command, int argc, char **argv, int *i, void *dest)
 {
     profile_args *a = dest;
     const char *v = kd_cli_option_value(command, argc, argv, i);
-    if (!v)
-        return KD_EXIT_USAGE;
-    if (!parse_range(v, &a->sweep_min_log2, &a->sweep_max_log2) || a->sweep_min_log2 > a->sweep_max_log2)
-        return kd_cli_usage_error(command, "--sweep-sizes wants A:B with A <= B");
-    return KD_EXIT_OK;
+    return v ? parse_size_list(command, "--sweep-sizes", v, &a->sweep_sizes) : KD_EXIT_USAGE;
 }
 
 /* --block-sizes LIST: powers of two in [32, 1024] (dest: the whole profile_args). */
@@ -162,13 +156,16 @@ static int parse_op(const char *command, int argc, char **argv, int *i, void *de
 
 static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "primitive", .parse = parse_what},
-    {.kind = KD_CLI_CUSTOM, .name = "--sizes", .metavar = "A:B", .parse = parse_sizes,
-     .help = "sizes 2^A..2^B elements (default 10:28)"},
+    {.kind = KD_CLI_CUSTOM, .name = "--sizes", .metavar = "LIST", .parse = parse_sizes,
+     .help = "element counts, items separated by commas: A:B the powers 2^A..2^B (default 10:28); "
+             "A:B+C or A:B-C each of them plus or minus C; N a count; 2^K, 2^K+C, 2^K-C one size. "
+             "E.g. 16:28, 16:28-3 (as the seeds measured), 1000,1000000,3000000, 2^20+3. Up to 2^31, "
+             "at most 64 sizes, measured in ascending order; sizes that do not fit in free device "
+             "memory are skipped, with a note"},
     {.kind = KD_CLI_INT, .name = "--min-log2", .metavar = "A", .offset = ARG(min_log2), .min = MIN_LOG2,
-     .max = MAX_LOG2, .help = "smallest size 2^A"},
+     .max = MAX_LOG2, .help = "smallest size 2^A (without --sizes)"},
     {.kind = KD_CLI_INT, .name = "--max-log2", .metavar = "B", .offset = ARG(max_log2), .min = MIN_LOG2,
-     .max = MAX_LOG2,
-     .help = "largest size 2^B (sizes that do not fit in free device memory are skipped, with a note)"},
+     .max = MAX_LOG2, .help = "largest size 2^B (without --sizes)"},
     {.kind = KD_CLI_INT, .name = "--repeats", .alias = "--reps", .metavar = "N", .offset = ARG(options.reps),
      .min = 1, .max = 10000, .help = "timed runs per measurement, median reported (default %D)"},
     {.kind = KD_CLI_INT, .name = "--warmup", .metavar = "N", .offset = ARG(options.warmup), .min = 0,
@@ -178,8 +175,8 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_CUSTOM, .name = "--block-sizes", .metavar = "LIST", .parse = parse_block_sizes,
      .help = "also sweep these block sizes, e.g. 128,256,512,1024, for the variants that have one, "
              "and print a table per primitive"},
-    {.kind = KD_CLI_CUSTOM, .name = "--sweep-sizes", .metavar = "A:B", .parse = parse_sweep_sizes,
-     .help = "sizes of the sweep (default: the main sizes)"},
+    {.kind = KD_CLI_CUSTOM, .name = "--sweep-sizes", .metavar = "LIST", .parse = parse_sweep_sizes,
+     .help = "sizes of the sweep, as for --sizes (default: the main sizes)"},
     {.kind = KD_CLI_INT, .name = "--seed", .metavar = "N", .offset = ARG(seed), .min = 0, .max = 0x7fffffff,
      .expects = "a non-negative integer", .help = "seed of the random inputs (default %D)"},
     {.kind = KD_CLI_STRING, .name = "--csv", .metavar = "FILE|-", .offset = ARG(csv_path),
@@ -204,7 +201,9 @@ static const kd_cli_command k_command = {
               "L2 cache are evicted from it before each timed run. GB/s counts bytes read for\n"
               "reduce, read + written for scan, 2 reads + write for segmented scan, payload read\n"
               "+ side flag + payload written for split, keys and values read and written once\n"
-              "for sort; the copy counts bytes read + written.\n"
+              "for sort, input + flags read and the selected elements written for compact\n"
+              "(select-if reads no flags); the copy counts bytes read + written. Sizes are\n"
+              "reported as 2^K when a power of two, else as the count itself.\n"
               "\n"
               "Exit status: 0 all verified, 1 a wrong result or a failure (also: no GPU),\n"
               "2 usage error.\n",
@@ -217,13 +216,22 @@ static const kd_cli_command k_command = {
 static int parse_args(int argc, char **argv, profile_args *a)
 {
     set_defaults(a);
-    const int code = kd_cli_parse(&k_command, argc, argv, a, NULL);
+    kd_cli_seen seen;
+    const int code = kd_cli_parse(&k_command, argc, argv, a, &seen);
     if (code >= 0)
         return code;
     a->options.seed = (uint64_t)a->seed;
+    const bool by_log2 = kd_cli_given(&k_command, &seen, "--min-log2") || kd_cli_given(&k_command, &seen, "--max-log2");
+    if (a->sizes.count > 0 && by_log2)
+        return kd_cli_usage_error(k_command.name, "--sizes and --min-log2/--max-log2 cannot be combined: "
+                                  "give the sizes in one place");
     if (a->min_log2 > a->max_log2)
         return kd_cli_usage_error(k_command.name, "the smallest size 2^%d is above the largest 2^%d",
                                   a->min_log2, a->max_log2);
+    if (a->sizes.count == 0)
+        a->sizes.count = kd_profile_power_sizes(a->min_log2, a->max_log2, a->sizes.n, KD_PROFILE_MAX_SIZES);
+    if (a->sweep_sizes.count == 0)
+        a->sweep_sizes = a->sizes;
     bool any_what = false;
     for (int w = 0; w < KD_PROFILE_NUM_WHAT; w++)
         any_what = any_what || a->what[w];
@@ -287,15 +295,14 @@ static bool any_failed(const kd_profile_row *rows, int count)
     return false;
 }
 
-/* Runs the main table (or the sweep) of one primitive over a size range. */
+/* Runs the main table (or the sweep) of one primitive over its sizes. */
 static kd_status profile_sizes(kd_profile_context *ctx, const profile_args *a, kd_profile_what what,
                                bool sweep, kd_profile_results *results, kd_error *err)
 {
-    const int lo = sweep && a->sweep_min_log2 >= 0 ? a->sweep_min_log2 : a->min_log2;
-    const int hi = sweep && a->sweep_max_log2 >= 0 ? a->sweep_max_log2 : a->max_log2;
+    const size_list *sizes = sweep ? &a->sweep_sizes : &a->sizes;
     kd_profile_row rows[KD_PROFILE_MAX_SWEEP_ROWS];
-    for (int l = lo; l <= hi; l++) {
-        const size_t n = (size_t)1 << l;
+    for (int k = 0; k < sizes->count; k++) {
+        const size_t n = sizes->n[k];
         const size_t need = kd_profile_device_bytes(what, n);
         const size_t free_bytes = kd_profile_free_bytes(ctx);
         if (need > free_bytes / 10 * 9) {
@@ -304,7 +311,9 @@ static kd_status profile_sizes(kd_profile_context *ctx, const profile_args *a, k
                      need / 1073741824.0, free_bytes / 1073741824.0);
             if (a->text)
                 fflush(a->text); /* keep the message next to the table it interrupts */
-            kd_cli_error(k_command.name, "%s at 2^%d skipped: %s", kd_profile_what_name(what), l, reason);
+            char label[32];
+            kd_profile_size_label(n, label, sizeof label);
+            kd_cli_error(k_command.name, "%s at %s skipped: %s", kd_profile_what_name(what), label, reason);
             if (!sweep) {
                 kd_status s = kd_profile_results_skip(results, what, n, reason, err);
                 if (s != KD_OK)

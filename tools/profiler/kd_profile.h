@@ -26,10 +26,11 @@ typedef enum kd_profile_what {
     KD_PROFILE_SCAN,
     KD_PROFILE_SPLIT,
     KD_PROFILE_SORT,
+    KD_PROFILE_COMPACT,
     KD_PROFILE_NUM_WHAT
 } kd_profile_what;
 
-/* "reduce", "scan", "split", "sort". */
+/* "reduce", "scan", "split", "sort", "compact". */
 const char *kd_profile_what_name(kd_profile_what what);
 /* What the GB/s of a primitive count, in words, for table headers. */
 const char *kd_profile_bytes_rule(kd_profile_what what);

@@ -191,6 +191,7 @@ extern "C" const char *kd_profile_what_name(kd_profile_what what)
     case KD_PROFILE_SCAN: return "scan";
     case KD_PROFILE_SPLIT: return "split";
     case KD_PROFILE_SORT: return "sort";
+    case KD_PROFILE_COMPACT: return "compact";
     case KD_PROFILE_NUM_WHAT: break;
     }
     return "unknown";
@@ -207,6 +208,9 @@ extern "C" const char *kd_profile_bytes_rule(kd_profile_what what)
                "Flagged; segment ids read but not counted)";
     case KD_PROFILE_SORT:
         return "keys + values read and written once (16 per element, CUB's convention)";
+    case KD_PROFILE_COMPACT:
+        return "input read + flags read (1 per element; select-if reads none) + selected "
+               "elements written";
     case KD_PROFILE_NUM_WHAT: break;
     }
     return "";
@@ -300,6 +304,7 @@ extern "C" size_t kd_profile_device_bytes(kd_profile_what what, size_t n)
     case KD_PROFILE_SCAN: return scan_device_bytes(n);
     case KD_PROFILE_SPLIT: return split_device_bytes(n);
     case KD_PROFILE_SORT: return sort_device_bytes(n);
+    case KD_PROFILE_COMPACT: return compact_device_bytes(n);
     case KD_PROFILE_NUM_WHAT: break;
     }
     return (size_t)-1;
@@ -328,6 +333,7 @@ extern "C" kd_status kd_profile_run(kd_profile_context *ctx, kd_profile_what wha
     case KD_PROFILE_SCAN: s = run_scan(ctx, n, got, err); break;
     case KD_PROFILE_SPLIT: s = run_split(ctx, n, got, err); break;
     case KD_PROFILE_SORT: s = run_sort(ctx, n, got, err); break;
+    case KD_PROFILE_COMPACT: s = run_compact(ctx, n, got, err); break;
     default: return kd_error_set(err, KD_ERR_INVALID, "unknown primitive %d", (int)what);
     }
     if (s != KD_OK)

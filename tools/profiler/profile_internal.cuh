@@ -110,6 +110,9 @@ size_t split_device_bytes(size_t n);
 kd_status run_sort(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows,
                    kd_error *err);
 size_t sort_device_bytes(size_t n);
+kd_status run_compact(kd_profile_context *ctx, size_t n, std::vector<kd_profile_row> &rows,
+                      kd_error *err);
+size_t compact_device_bytes(size_t n);
 
 } // namespace kdp
 

@@ -8,6 +8,7 @@
 #include "chart.h"
 #include "kd_file.h"
 #include "kd_json.h"
+#include "profile_sizes.h"
 
 /* ---- Result store ---------------------------------------------------------- */
 
@@ -64,22 +65,6 @@ void kd_profile_results_free(kd_profile_results *r)
 
 /* ---- Text ------------------------------------------------------------------ */
 
-static int log2_of(size_t n)
-{
-    int l = 0;
-    while (l < 63 && ((size_t)1 << (l + 1)) <= n)
-        l++;
-    return l;
-}
-
-static void size_label(size_t n, char *out, size_t bytes)
-{
-    if (n > 0 && (n & (n - 1)) == 0)
-        snprintf(out, bytes, "2^%d", log2_of(n));
-    else
-        snprintf(out, bytes, "%zu", n);
-}
-
 static const char *status_name(kd_profile_status s)
 {
     return s == KD_PROFILE_OK ? "ok" : s == KD_PROFILE_FAILED ? "FAILED" : "ERROR";
@@ -100,6 +85,9 @@ void kd_profile_title(kd_profile_what what, const kd_profile_options *options, c
     case KD_PROFILE_SCAN: snprintf(out, out_bytes, "scan (exclusive, int32)"); break;
     case KD_PROFILE_SPLIT: snprintf(out, out_bytes, "split by side (uint32 payload)"); break;
     case KD_PROFILE_SORT: snprintf(out, out_bytes, "radix sort (uint32 keys, uint32 values)"); break;
+    case KD_PROFILE_COMPACT:
+        snprintf(out, out_bytes, "stream compaction (4- and 16-byte elements, half selected)");
+        break;
     default: snprintf(out, out_bytes, "%s", kd_profile_what_name(what)); break;
     }
 }
@@ -116,7 +104,7 @@ void kd_profile_print_header(FILE *f, kd_profile_what what, const kd_profile_dev
             options->reps, options->warmup, 2.0 * device->l2_bytes / 1e6);
     fprintf(f, "GB/s counts %s; the copy counts bytes read + written\n",
             kd_profile_bytes_rule(what));
-    fprintf(f, "%-6s %-40s %5s %11s %11s %9s %7s %8s %7s  %s\n", "n", "variant", "block",
+    fprintf(f, "%-10s %-40s %5s %11s %11s %9s %7s %8s %7s  %s\n", "n", "variant", "block",
             "median us", "min us", "GB/s", "% copy", "speedup", "% CUB", "check");
 }
 
@@ -133,7 +121,7 @@ void kd_profile_print_rows(FILE *f, const kd_profile_row *rows, int count)
     for (int i = 0; i < count; i++) {
         const kd_profile_row *r = &rows[i];
         char n[24], block[12], med[24], mn[24], gbps[24], share[16], speed[16], cub[16];
-        size_label(r->n, n, sizeof n);
+        kd_profile_size_label(r->n, n, sizeof n);
         if (r->block_size > 0)
             snprintf(block, sizeof block, "%d", r->block_size);
         else
@@ -144,7 +132,7 @@ void kd_profile_print_rows(FILE *f, const kd_profile_row *rows, int count)
         fmt_or_dash(share, sizeof share, "%.1f%%", 100.0 * r->copy_share);
         fmt_or_dash(speed, sizeof speed, "%.2fx", r->speedup);
         fmt_or_dash(cub, sizeof cub, "%.1f%%", 100.0 * r->vs_cub);
-        fprintf(f, "%-6s %-40s %5s %11s %11s %9s %7s %8s %7s  %s%s%s\n", n, r->variant, block, med,
+        fprintf(f, "%-10s %-40s %5s %11s %11s %9s %7s %8s %7s  %s%s%s\n", n, r->variant, block, med,
                 mn, gbps, share, speed, cub, status_name(r->status), r->note[0] ? ": " : "",
                 r->note);
     }
@@ -172,7 +160,7 @@ void kd_profile_print_summary(FILE *f, kd_profile_what what, const kd_profile_re
     if (largest == 0)
         return;
     char n_label[24];
-    size_label(largest, n_label, sizeof n_label);
+    kd_profile_size_label(largest, n_label, sizeof n_label);
     fprintf(f, "-- at %s:\n", n_label);
     for (int i = 0; i < r->num_rows; i++) {
         const kd_profile_row *row = &r->rows[i];
@@ -200,7 +188,7 @@ void kd_profile_print_summary(FILE *f, kd_profile_what what, const kd_profile_re
             checked++;
             if (cur->median_us > prev->median_us) {
                 broken++;
-                size_label(row->n, n_label, sizeof n_label);
+                kd_profile_size_label(row->n, n_label, sizeof n_label);
                 fprintf(f, "   ladder broken at %s: %s (%.2f us) slower than %s (%.2f us)\n",
                         n_label, cur->variant, cur->median_us, prev->variant, prev->median_us);
             }
@@ -223,7 +211,7 @@ void kd_profile_print_sweep(FILE *f, kd_profile_what what, const kd_profile_resu
         return;
     fprintf(f, "\n-- block-size sweep, %s: GB/s (median) per block size; * = fastest\n",
             kd_profile_what_name(what));
-    fprintf(f, "%-6s %-40s", "n", "variant");
+    fprintf(f, "%-10s %-40s", "n", "variant");
     for (int b = 0; b < num_block_sizes; b++)
         fprintf(f, " %10d", block_sizes[b]);
     fputc('\n', f);
@@ -252,8 +240,8 @@ void kd_profile_print_sweep(FILE *f, kd_profile_what what, const kd_profile_resu
                 best = cells[b];
         }
         char n_label[24];
-        size_label(row->n, n_label, sizeof n_label);
-        fprintf(f, "%-6s %-40s", n_label, row->variant);
+        kd_profile_size_label(row->n, n_label, sizeof n_label);
+        fprintf(f, "%-10s %-40s", n_label, row->variant);
         for (int b = 0; b < num_block_sizes && b < 64; b++) {
             if (!isfinite(cells[b]))
                 fprintf(f, " %10s", "-");
@@ -269,6 +257,14 @@ void kd_profile_print_sweep(FILE *f, kd_profile_what what, const kd_profile_resu
 
 /* ---- Files ----------------------------------------------------------------- */
 
+/* log2 n for a power of two; NaN (CSV: empty, JSON: null) for any other
+ * size, which the n column holds itself. */
+static double exact_log2_or_nan(size_t n)
+{
+    const int l = kd_profile_exact_log2(n);
+    return l >= 0 ? (double)l : NAN;
+}
+
 static void csv_number(FILE *f, double v, const char *fmt)
 {
     if (isfinite(v))
@@ -280,8 +276,9 @@ static void csv_rows(FILE *f, const char *table, const kd_profile_row *rows, int
 {
     for (int i = 0; i < count; i++) {
         const kd_profile_row *r = &rows[i];
-        fprintf(f, "%s,%s,\"%s\",%s,%d,%zu,%d,", table, kd_profile_what_name(r->what), r->variant,
-                kind_name(r->kind), r->block_size, r->n, log2_of(r->n));
+        fprintf(f, "%s,%s,\"%s\",%s,%d,%zu,", table, kd_profile_what_name(r->what), r->variant,
+                kind_name(r->kind), r->block_size, r->n);
+        csv_number(f, exact_log2_or_nan(r->n), "%.0f");
         csv_number(f, r->median_us, "%.3f");
         csv_number(f, r->min_us, "%.3f");
         csv_number(f, r->bytes, "%.0f");
@@ -325,7 +322,7 @@ static void json_rows(kd_json *j, const kd_profile_row *rows, int count, kd_prof
         kd_json_kv_string(j, "kind", kind_name(r->kind));
         kd_json_kv_int(j, "block_size", r->block_size);
         kd_json_kv_int(j, "n", (int64_t)r->n);
-        kd_json_kv_int(j, "log2_n", log2_of(r->n));
+        kd_json_kv_number(j, "log2_n", exact_log2_or_nan(r->n));
         kd_json_kv_number(j, "median_us", r->median_us);
         kd_json_kv_number(j, "min_us", r->min_us);
         kd_json_kv_number(j, "bytes", r->bytes);
@@ -420,7 +417,7 @@ kd_status kd_profile_write_chart(const char *path, kd_profile_what what,
                                  kd_error *err)
 {
     /* Sizes and series names, in order of first appearance. */
-    enum { MAX_SIZES = 40, MAX_SERIES = 24 };
+    enum { MAX_SIZES = KD_PROFILE_MAX_SIZES, MAX_SERIES = 24 };
     size_t sizes[MAX_SIZES];
     int num_sizes = 0;
     const char *names[MAX_SERIES];
