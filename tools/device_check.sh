@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, then the steps named (default: all but
 # bench). Logs go to $OUT (the device tool brings that folder back).
-#   tools/device_check.sh [gpu] [sanitize] [verify] [trees] [bench] [base=DIR]
+#   tools/device_check.sh [gpu] [all] [sanitize] [verify] [trees] [bench] [render] [compact] [quality] [base=DIR]
 # gpu: ctest -L gpu; sanitize: memcheck and racecheck on the GPU builder and
 # clip tests; verify: `scankd verify --device gpu` on four scenes; trees
 # (with base=DIR): each scene's device tree from both builds, byte for byte; bench:
@@ -36,6 +36,38 @@ fi
 if has gpu; then
   step ctest -L gpu
   (cd build-dev && ctest -L gpu -j3 --output-on-failure >"$OUT/ctest_gpu.log" 2>&1; tail -20 "$OUT/ctest_gpu.log")
+fi
+
+if has all; then # every test, the CPU ones' GPU branches too (the CLI tests see the device)
+  step ctest, every label
+  (cd build-dev && ctest -j8 --output-on-failure >"$OUT/ctest_all.log" 2>&1;
+   grep -E "tests passed|Failed|\*\*\*" "$OUT/ctest_all.log" | tail -12)
+fi
+
+if has compact; then
+  step profile compact
+  build-dev/scankd profile compact --sizes 16:28,16:28-3 --csv "$OUT/compact.csv" --chart "$OUT/profile_compact.png" \
+    2>&1 | tee "$OUT/compact.txt" | tail -40
+  KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 build-dev/tests/primitives/prim_compact_gpu \
+    >"$OUT/memcheck_compact.log" 2>&1; echo "memcheck prim_compact_gpu exit $?"
+  KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 1 build-dev/tests/primitives/prim_compact_gpu \
+    >"$OUT/racecheck_compact.log" 2>&1; echo "racecheck prim_compact_gpu exit $?"
+fi
+
+if has render && [ -n "$base" ]; then
+  step render, primary rays at 1920x1080, both builds
+  for s in stanford_bunny crytek_sponza conference stanford_dragon_vrip; do
+    for side in base dev; do
+      b=build-$side/scankd
+      echo "$side $s: $($b render "$S/$s.obj" --device gpu --size 1920 1080 -o /tmp/r_$side.png 2>&1 | grep -iE "rays/s|Mrays" | head -1)"
+    done
+  done | tee "$OUT/render.txt"
+fi
+
+if has quality; then
+  step quality suite
+  bash bench/quality_suite.sh --scenes "$S" --build build-dev --out /tmp/quality --device both --builds 3 \
+    >"$OUT/quality.txt" 2>&1; tail -30 "$OUT/quality.txt"
 fi
 
 if has sanitize; then
