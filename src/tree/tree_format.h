@@ -56,6 +56,8 @@ enum {
 
 /* The most nodes a file may hold: child indices have 30 bits. */
 #define KD_TREE_MAX_NODES (1u << 30)
+/* The most leaf references: leaf offsets have 32 bits. */
+#define KD_TREE_MAX_LEAF_REFS 0xffffffffu
 
 static inline uint64_t kd_tree_fnv1a64(const unsigned char *p, size_t n)
 {

@@ -166,15 +166,44 @@ kd_status kd_tree_check_origin(const kd_tree_origin *origin, const kd_mesh *mesh
 
 /* ---- Structure ------------------------------------------------------------------ */
 
+kd_status kd_tree_check_counts(uint64_t num_nodes, uint64_t num_leaf_refs, kd_error *err)
+{
+    if (num_nodes > KD_TREE_MAX_NODES)
+        return kd_error_set(err, KD_ERR_INVALID, "%" PRIu64 " nodes: more than the tree format's 2^30",
+                            num_nodes);
+    if (num_leaf_refs > KD_TREE_MAX_LEAF_REFS)
+        return kd_error_set(err, KD_ERR_INVALID,
+                            "%" PRIu64 " leaf references: more than the tree format's 2^32 - 1", num_leaf_refs);
+    return KD_OK;
+}
+
 typedef struct check_entry {
     uint32_t node, depth;
     kd_aabb box;
 } check_entry;
 
-kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err)
+/* The references the leaves list in all (their ranges may overlap), which a
+ * ray's 32-bit count of triangle tests must hold. */
+static kd_status check_listed(const kd_tree *tree, kd_error *err)
+{
+    uint64_t listed = 0;
+    for (uint32_t i = 0; i < tree->num_nodes; i++)
+        if (kd_node_is_leaf(tree->nodes[i]))
+            listed += kd_node_num_prims(tree->nodes[i]);
+    if (listed > KD_TREE_MAX_LEAF_REFS)
+        return kd_error_set(err, KD_ERR_INVALID,
+                            "the leaves list %" PRIu64 " references in all: more than the tree format's 2^32 - 1",
+                            listed);
+    return KD_OK;
+}
+
+/* What a tree's header says: nodes, counts within the format, the depth
+ * cap, the root box. */
+static kd_status check_fields(const kd_tree *tree, kd_error *err)
 {
     if (tree->num_nodes == 0 || !tree->nodes)
         return kd_error_set(err, KD_ERR_INVALID, "the tree has no nodes");
+    KD_TRY(kd_tree_check_counts(tree->num_nodes, tree->num_leaf_indices, err));
     if (tree->num_leaf_indices > 0 && !tree->leaf_indices)
         return kd_error_set(err, KD_ERR_INVALID, "leaf indices missing");
     if (tree->max_depth > KD_TREE_DEPTH_LIMIT)
@@ -185,15 +214,14 @@ kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err)
             tree->bounds.lo[a] > tree->bounds.hi[a])
             return kd_error_set(err, KD_ERR_INVALID, "root bounds invalid on axis %d: [%g, %g]", a,
                                 tree->bounds.lo[a], tree->bounds.hi[a]);
-    for (uint32_t i = 0; i < tree->num_leaf_indices; i++)
-        if (tree->leaf_indices[i] >= tree->num_triangles)
-            return kd_error_set(err, KD_ERR_INVALID,
-                                "leaf index %u names triangle %u of %u", i, tree->leaf_indices[i],
-                                tree->num_triangles);
+    return KD_OK;
+}
 
-    /* Depth-first, below child first: in a proper preorder array the nodes
-     * come up exactly as 0, 1, 2, ... and every node is reached once. The
-     * stack holds pending above children, at most one per level. */
+/* Depth-first, below child first: in a proper preorder array the nodes come
+ * up exactly as 0, 1, 2, ... and every node is reached once. The stack
+ * holds pending above children, at most one per level. */
+static kd_status check_preorder(const kd_tree *tree, kd_error *err)
+{
     check_entry stack[KD_TREE_DEPTH_LIMIT + 2];
     int top = 0;
     uint32_t next = 0;
@@ -213,8 +241,7 @@ kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err)
             if (end > tree->num_leaf_indices)
                 return kd_error_set(err, KD_ERR_INVALID,
                                     "leaf %u lists [%u, %llu), beyond the %u leaf indices", e.node,
-                                    n.leaf_offset, (unsigned long long)end,
-                                    tree->num_leaf_indices);
+                                    n.leaf_offset, (unsigned long long)end, tree->num_leaf_indices);
             if (top == 0)
                 break;
             e = stack[--top];
@@ -243,4 +270,16 @@ kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err)
         return kd_error_set(err, KD_ERR_INVALID, "%u of %u nodes are not reachable from the root",
                             tree->num_nodes - next, tree->num_nodes);
     return KD_OK;
+}
+
+kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err)
+{
+    KD_TRY(check_fields(tree, err));
+    KD_TRY(check_listed(tree, err));
+    for (uint32_t i = 0; i < tree->num_leaf_indices; i++)
+        if (tree->leaf_indices[i] >= tree->num_triangles)
+            return kd_error_set(err, KD_ERR_INVALID,
+                                "leaf index %u names triangle %u of %u", i, tree->leaf_indices[i],
+                                tree->num_triangles);
+    return check_preorder(tree, err);
 }

@@ -73,8 +73,17 @@ kd_status kd_tree_check_fits(const kd_tree *tree, const kd_mesh *mesh, const cha
 kd_status kd_tree_check_origin(const kd_tree_origin *origin, const kd_mesh *mesh, const char *tree_name,
                                const char *mesh_name, kd_error *err);
 
-/* Structural checks any loaded or built tree must pass (indices in range,
- * children after parents, counts consistent). */
+/* Whether a tree of these counts fits the format: at most 2^30 nodes (child
+ * indices have 30 bits) and 2^32 - 1 leaf references (leaf offsets have 32),
+ * listed by its leaves in all (each leaf's count has 30 bits). Counts are
+ * 64-bit so that a caller can ask before its own 32-bit fields could wrap:
+ * KD_ERR_INVALID, "N nodes: more than the tree format's 2^30". */
+kd_status kd_tree_check_counts(uint64_t num_nodes, uint64_t num_leaf_refs, kd_error *err);
+
+/* Structural checks any loaded or built tree must pass (counts within the
+ * format, indices in range, children after parents, every node reached
+ * once, the leaves listing at most 2^32 - 1 references in all, so that a
+ * ray's 32-bit counts of steps and tests cannot wrap). */
 kd_status kd_tree_check_structure(const kd_tree *tree, kd_error *err);
 
 #endif

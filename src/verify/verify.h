@@ -125,8 +125,10 @@ typedef struct kd_ray_report {
 /* Called on the calling thread only, after each finished chunk of rays. */
 typedef void (*kd_verify_progress_fn)(void *ctx, size_t done, size_t total);
 
-/* Checks (b) for rays[0..n): mismatch (may be NULL) receives one byte per ray,
- * 1 where the ray mismatched. tree_hits (may be NULL) receives the tree's hits. */
+/* Checks (b) for rays[0..n), n < 2^32 (mismatches name their ray in 32
+ * bits; more fail with KD_ERR_INVALID before any work): mismatch (may be
+ * NULL) receives one byte per ray, 1 where the ray mismatched. tree_hits
+ * (may be NULL) receives the tree's hits. */
 kd_status kd_verify_rays(const kd_trace_scene *scene, const kd_ray *rays, size_t n, float tolerance,
                          int num_threads, kd_verify_progress_fn progress, void *progress_ctx,
                          uint8_t *mismatch, kd_trace_hit *tree_hits, kd_ray_report *rep,

@@ -159,6 +159,9 @@ kd_status kd_verify_rays(const kd_trace_scene *scene, const kd_ray *rays, size_t
 {
     memset(rep, 0, sizeof *rep);
     rep->tolerance = tolerance;
+    if ((uint64_t)n > UINT32_MAX) /* a mismatch names its ray in 32 bits */
+        return kd_error_set(err, KD_ERR_INVALID, "%zu rays: more than the 2^32 - 1 a ray check can number",
+                            n);
     kd_brute_force bf;
     kd_status st = kd_brute_force_init(&bf, scene->tri_verts, scene->num_triangles, err);
     if (st)
