@@ -194,9 +194,11 @@ static kd_status clocked_builds(kd_gpu_builder *builder, const kd_gpu_build_opti
     return KD_OK;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
 /* One builder, `warmup` untimed builds (no profile), then `repeats` reported
- * ones (their profile the medians); *first_ms (may be NULL): the first
- * build's host wall time. */
+ * ones (their profile the medians, its peak memory the most of any build);
+ * *first_ms (may be NULL): the first build's host wall time. */
 static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opts, int emulate,
                             int warmup, int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
                             double *first_ms, kd_error *err)
@@ -214,16 +216,23 @@ static kd_status build_once(const kd_mesh *mesh, const kd_gpu_build_options *opt
         st = kd_gpu_builder_set_mesh(builder, mesh, err);
     kd_gpu_build_options untimed = *opts;
     untimed.profile = 0;
-    kd_gpu_build_profile first;
+    kd_gpu_build_profile first, later;
     memset(&first, 0, sizeof first);
-    for (int k = 0; k < warmup && st == KD_OK; k++)
-        st = kd_gpu_builder_build(builder, &untimed, k == 0 ? &first : NULL, err);
+    uint64_t peak = 0; /* the most device memory held over every build */
+    for (int k = 0; k < warmup && st == KD_OK; k++) {
+        st = kd_gpu_builder_build(builder, &untimed, k == 0 ? &first : &later, err);
+        peak = max_u64(peak, (k == 0 ? &first : &later)->peak_device_bytes);
+    }
     kd_gpu_build_options evented = *opts;
     evented.kernel_clock = 0;
-    for (int k = 0; k < repeats && st == KD_OK; k++)
+    for (int k = 0; k < repeats && st == KD_OK; k++) {
         st = kd_gpu_builder_build(builder, &evented, &reported[k], err);
-    if (st == KD_OK && profile)
+        peak = max_u64(peak, reported[k].peak_device_bytes);
+    }
+    if (st == KD_OK && profile) {
         kd_gpu_build_profile_median(reported, repeats, profile);
+        profile->peak_device_bytes = peak;
+    }
     if (st == KD_OK && first_ms)
         *first_ms = warmup > 0 ? first.build_ms : reported[0].build_ms;
     if (st == KD_OK && profile && opts->profile && opts->kernel_clock)

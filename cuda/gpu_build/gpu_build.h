@@ -157,6 +157,9 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_leaf_refs;
     uint64_t max_large_refs;            /* most references in one large level */
     uint64_t device_bytes;              /* device memory the builder holds after the build */
+    uint64_t peak_device_bytes;         /* the most it held at once during the build: a buffer that
+                                           grows holds its old and its new memory a moment;
+                                           kd_build_gpu_warm: the most over all its builds */
 } kd_gpu_build_profile;
 
 /* Fills a kd_build_timing (phase names and times) from a profile, so the

@@ -260,6 +260,7 @@ struct kd_gpu_builder {
     cudaStream_t stream;
     kd_gb_buf buf[KD_GB_NUM_BUFFERS];
     size_t bytes_held;
+    size_t peak_bytes;          // the most held at once since the build began
     size_t cap_bytes;           // 0: none
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
     cudaEvent_t counts_ready;   // recorded after each copy of the scalars

@@ -116,6 +116,8 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
         KD_TRY(host_grow(b, buf, want, keep, others, &fresh, err));
     else
         KD_TRY(device_grow(b, buf, want, keep, others, &fresh, err));
+    if (others + want + buf->bytes > b->peak_bytes)
+        b->peak_bytes = others + want + buf->bytes; // the old memory was freed after the new was had
     buf->ptr = fresh;
     b->bytes_held = others + want;
     buf->bytes = want;

@@ -123,6 +123,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     b->cap_bytes = opts->max_device_bytes;
     if (b->cap_bytes && b->bytes_held > b->cap_bytes)
         release_scratch(b); // an earlier, uncapped build left more than the cap allows
+    b->peak_bytes = b->bytes_held;
 #if KD_DEVICE_CODE
     if (opts->profile && !b->host)
         KD_TRY(make_events(b, err));
@@ -179,6 +180,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
                  (int)sizeof prof->kernel.error - 1, clock_err.message); // cut short if long
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
+    prof->peak_device_bytes = b->peak_bytes;
     prof->num_small_roots = s.num_small_roots;
     if (st != KD_OK) {
 #if KD_DEVICE_CODE
