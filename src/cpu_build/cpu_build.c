@@ -115,6 +115,31 @@ static kd_status emit_leaf(node_buffer *b, const kd_event_lists *lists, bool tra
     return st;
 }
 
+/* A node's share of the mesh in progress units: its triangles over the
+ * mesh's, divided by the duplication its path made (each split hands its
+ * children the parent's share in proportion to their triangles). */
+static size_t node_share(const build_ctx *ctx, uint32_t num_tris, const kd_path_state *path)
+{
+    if (!ctx->progress)
+        return 0;
+    const double n = (double)ctx->mesh->num_triangles * path->duplication;
+    return n > 0.0 ? (size_t)((double)KD_BUILD_PROGRESS_TOTAL * (double)num_tris / n) : 0;
+}
+
+/* Counts a finished leaf of the given share; the calling thread (the one
+ * that owns the first scratch) tells the caller, every thousandth of the
+ * mesh. */
+static void progress_leaf(build_ctx *ctx, const kd_split_scratch *scratch, size_t share)
+{
+    if (!ctx->progress)
+        return;
+    size_t done = atomic_fetch_add(&ctx->progress_done, share) + share;
+    if (scratch != &ctx->scratch[0] || done - ctx->progress_told < KD_BUILD_PROGRESS_TOTAL / 1000)
+        return;
+    ctx->progress_told = done < KD_BUILD_PROGRESS_TOTAL ? done : KD_BUILD_PROGRESS_TOTAL;
+    ctx->progress(ctx->progress_ctx, ctx->progress_told, KD_BUILD_PROGRESS_TOTAL);
+}
+
 static kd_status add_task(build_ctx *ctx, const kd_aabb *box, kd_event_lists *lists,
                           const kd_path_state *path, kd_error *err)
 {
@@ -166,6 +191,7 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
     }
 
     /* Leaf or split, by pbrt's rules over the exact SAH optimum. */
+    const size_t share = node_share(ctx, num_tris, &path);
     kd_split split = {false, 0, 0.0f, 0.0, 0, 0};
     bool leaf = kd_leaf_before_sweep(num_tris, &path, box, ctx->params);
     if (!leaf) {
@@ -178,6 +204,7 @@ static kd_status build_node(build_ctx *ctx, kd_split_scratch *scratch, node_buff
         st = emit_leaf(out, lists, upper, &count, err);
         kd_event_lists_free(lists);
         *cost = kd_leaf_cost(count, ctx->params);
+        progress_leaf(ctx, scratch, share);
         return st;
     }
 
@@ -327,6 +354,13 @@ static void free_ctx(build_ctx *ctx)
 kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
                        kd_build_timing *timing, kd_error *err)
 {
+    return kd_build_cpu_progress(mesh, params, NULL, NULL, tree, timing, err);
+}
+
+kd_status kd_build_cpu_progress(const kd_mesh *mesh, const kd_build_params *params,
+                                kd_build_progress_fn progress, void *progress_ctx, kd_tree *tree,
+                                kd_build_timing *timing, kd_error *err)
+{
     double t_start = kd_build_now_ms();
     memset(tree, 0, sizeof *tree);
     if (timing)
@@ -340,6 +374,9 @@ kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tr
     ctx.mesh = mesh;
     ctx.params = params;
     ctx.num_workers = params->num_threads > 0 ? params->num_threads : kd_parallel_num_cores();
+    ctx.progress = progress;
+    ctx.progress_ctx = progress_ctx;
+    atomic_init(&ctx.progress_done, 0);
 
     /* Events of the root, sorted once. */
     kd_event_lists root;

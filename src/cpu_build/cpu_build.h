@@ -20,6 +20,8 @@
 #ifndef KD_CPU_BUILD_H
 #define KD_CPU_BUILD_H
 
+#include <stddef.h>
+
 #include "kd_build.h"
 
 /* Builds a tree over mesh into *tree (freed with kd_tree_free). timing may be
@@ -29,6 +31,18 @@
  * range or parameters out of range. */
 kd_status kd_build_cpu(const kd_mesh *mesh, const kd_build_params *params, kd_tree *tree,
                        kd_build_timing *timing, kd_error *err);
+
+/* The progress of a long build, called on the calling thread as leaves are
+ * made: done of total (KD_BUILD_PROGRESS_TOTAL) counts the share of the mesh
+ * under the leaves made so far, each split giving its children the parent's
+ * share in proportion to their triangles. */
+typedef void (*kd_build_progress_fn)(void *ctx, size_t done, size_t total);
+#define KD_BUILD_PROGRESS_TOTAL ((size_t)1 << 30)
+
+/* kd_build_cpu that reports its progress (progress may be NULL). */
+kd_status kd_build_cpu_progress(const kd_mesh *mesh, const kd_build_params *params,
+                                kd_build_progress_fn progress, void *progress_ctx, kd_tree *tree,
+                                kd_build_timing *timing, kd_error *err);
 
 /* Monotonic clock in milliseconds, for timing loads and builds. */
 double kd_build_now_ms(void);

@@ -10,6 +10,8 @@
 #ifndef KD_CPU_BUILD_TASKS_H
 #define KD_CPU_BUILD_TASKS_H
 
+#include <stdatomic.h>
+
 #include "cpu_build_internal.h"
 
 /* A node array in preorder with the leaves' triangle indices. */
@@ -41,6 +43,10 @@ typedef struct build_ctx {
     uint32_t *task_order;
     uint32_t task_threshold; /* upper-level nodes with at most this many triangles become tasks */
     int num_workers;
+    kd_build_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    atomic_size_t progress_done;   /* shares of the leaves made, in progress units */
+    size_t progress_told;          /* the last done told (the calling thread's) */
 } build_ctx;
 
 /* The tree from the upper levels and the built tasks. Upper-level subtrees

@@ -9,6 +9,7 @@
 
 #include "kd_error.h"
 #include "kd_mesh.h"
+#include "obj_loader.h"
 
 /* A positive index that pointed past the elements defined so far, with its line.
  * Only new maxima are recorded, so the first record beyond the final count is the
@@ -51,6 +52,8 @@ typedef struct kd_obj_parser {
     uint64_t cap_triangles;
     uint64_t num_faces;
     kd_obj_element_refs refs[3]; /* refs[KD_OBJ_POSITION].count is the vertex count */
+    kd_obj_progress_fn progress; /* may be NULL: called as the text is parsed */
+    void *progress_ctx;
 } kd_obj_parser;
 
 /* Prepares a parser; text_bytes sizes the first allocation (a hint only). */
@@ -63,7 +66,8 @@ void kd_obj_parser_free(kd_obj_parser *ps);
 kd_status kd_obj_parse_lines(kd_obj_parser *ps, const char *begin, const char *end);
 
 /* Parses any text: the part up to its last complete logical line in place, the rest
- * from a small padded copy. */
+ * from a small padded copy; a block of lines at a time, telling ps->progress after
+ * each. */
 kd_status kd_obj_parse_text(kd_obj_parser *ps, const char *data, size_t size);
 
 /* Checks forward references, drops degenerate triangles and hands the arrays to mesh

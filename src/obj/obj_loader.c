@@ -184,12 +184,34 @@ static const char *last_line_end(const char *data, size_t size)
 /* The parser needs its text to end with a line end it can stop at; rather than copy
  * a whole file to append one, the text up to its last complete logical line is
  * parsed in place and only the rest (usually nothing) from a padded copy. */
+/* Parses the complete logical lines [data, data + head) a block at a time,
+ * each block ending at a logical line end, so that a long load can tell its
+ * progress between blocks. */
+static kd_status parse_blocks(kd_obj_parser *ps, const char *data, size_t head, size_t size)
+{
+    enum { BLOCK_BYTES = 16 << 20 }; /* about a tenth of a second of parsing */
+    size_t done = 0;
+    while (done < head) {
+        size_t end = head;
+        if (ps->progress && head - done > BLOCK_BYTES) {
+            const char *nl = last_line_end(data + done, BLOCK_BYTES);
+            if (nl)
+                end = (size_t)(nl - data) + 1;
+        }
+        KD_TRY(kd_obj_parse_lines(ps, data + done, data + end));
+        done = end;
+        if (ps->progress)
+            ps->progress(ps->progress_ctx, done, size);
+    }
+    return KD_OK;
+}
+
 kd_status kd_obj_parse_text(kd_obj_parser *ps, const char *data, size_t size)
 {
     const char *nl = last_line_end(data, size);
     size_t head = nl ? (size_t)(nl - data) + 1 : 0;
-    kd_status st = KD_OK;
-    if (head > 0 && (st = kd_obj_parse_lines(ps, data, data + head)))
+    kd_status st = parse_blocks(ps, data, head, size);
+    if (st)
         return st;
     size_t tail = size - head;
     if (tail == 0)
@@ -207,8 +229,10 @@ kd_status kd_obj_parse_text(kd_obj_parser *ps, const char *data, size_t size)
     return st;
 }
 
-kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *name,
-                                     kd_obj_limits limits, kd_mesh *mesh, kd_error *err)
+/* The text in memory to a mesh, telling progress (may be NULL) as it goes. */
+static kd_status load_text(const char *data, size_t size, const char *name, kd_obj_limits limits,
+                           kd_obj_progress_fn progress, void *progress_ctx, kd_mesh *mesh,
+                           kd_error *err)
 {
     memset(mesh, 0, sizeof *mesh);
     kd_error_clear(err);
@@ -218,6 +242,8 @@ kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *
         return kd_error_set(err, KD_ERR_PARSE, "%s: file is empty", name);
     kd_obj_parser ps;
     kd_obj_parser_init(&ps, name, limits, size, err);
+    ps.progress = progress;
+    ps.progress_ctx = progress_ctx;
     kd_status st = kd_obj_parse_text(&ps, data, size);
     if (st == KD_OK)
         st = kd_obj_parser_finish(&ps, mesh);
@@ -225,6 +251,12 @@ kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *
     if (st)
         kd_mesh_free(mesh);
     return st;
+}
+
+kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *name,
+                                     kd_obj_limits limits, kd_mesh *mesh, kd_error *err)
+{
+    return load_text(data, size, name, limits, NULL, NULL, mesh, err);
 }
 
 kd_status kd_obj_load_memory(const char *data, size_t size, const char *name, kd_mesh *mesh,
@@ -265,8 +297,8 @@ static const char *map_plain_file(const char *path, uint64_t *size)
     return data;
 }
 
-kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
-                              kd_error *err)
+kd_status kd_obj_load_file_progress(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
+                                    kd_obj_progress_fn progress, void *progress_ctx, kd_error *err)
 {
     kd_obj_file_info local;
     if (!info)
@@ -279,8 +311,8 @@ kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info 
     const char *mapped = map_plain_file(path, &mapped_size);
     if (mapped) {
         info->file_bytes = info->text_bytes = mapped_size;
-        kd_status st = kd_obj_load_memory_limited(mapped, (size_t)mapped_size, path,
-                                                  kd_obj_default_limits(), mesh, err);
+        kd_status st = load_text(mapped, (size_t)mapped_size, path, kd_obj_default_limits(), progress,
+                                 progress_ctx, mesh, err);
         munmap((void *)mapped, (size_t)mapped_size);
         return st;
     }
@@ -294,11 +326,18 @@ kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info 
         } else {
             /* A line end in the padding lets the parser read the last line in place. */
             buf.data[buf.size] = '\n';
-            st = kd_obj_load_memory_limited(buf.data, buf.size + 1, path, kd_obj_default_limits(), mesh, err);
+            st = load_text(buf.data, buf.size + 1, path, kd_obj_default_limits(), progress, progress_ctx,
+                           mesh, err);
         }
     }
     free(buf.data);
     return st;
+}
+
+kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
+                              kd_error *err)
+{
+    return kd_obj_load_file_progress(path, mesh, info, NULL, NULL, err);
 }
 
 kd_status kd_obj_load_file(const char *path, kd_mesh *mesh, kd_error *err)

@@ -71,6 +71,14 @@ typedef struct kd_obj_file_info {
 kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
                               kd_error *err);
 
+/* The progress of a long load: called on the loading thread as the text is
+ * parsed, a block of lines at a time; done and total count bytes of text. */
+typedef void (*kd_obj_progress_fn)(void *ctx, size_t done, size_t total);
+
+/* kd_obj_load_file_ex that reports its progress (progress may be NULL). */
+kd_status kd_obj_load_file_progress(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
+                                    kd_obj_progress_fn progress, void *progress_ctx, kd_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,6 +93,15 @@ uint64_t kd_invariant_report_total(const kd_invariant_report *rep);
 kd_status kd_verify_invariants(const kd_tree *tree, const float *tri_verts, uint32_t num_triangles,
                                int num_threads, kd_invariant_report *rep, kd_error *err);
 
+/* Called on the calling thread only, after each finished chunk of work:
+ * done and total count triangles, then leaves (invariants) or rays. */
+typedef void (*kd_verify_progress_fn)(void *ctx, size_t done, size_t total);
+
+/* kd_verify_invariants that reports its progress (progress may be NULL). */
+kd_status kd_verify_invariants_progress(const kd_tree *tree, const float *tri_verts, uint32_t num_triangles,
+                                        int num_threads, kd_verify_progress_fn progress, void *progress_ctx,
+                                        kd_invariant_report *rep, kd_error *err);
+
 /* A violation as one line of text ("leaf 412 (depth 17, box ...): triangle
  * 9031 overlaps the box but is not listed"). */
 void kd_verify_describe(const kd_violation *v, char *text, size_t bytes);
@@ -121,9 +130,6 @@ typedef struct kd_ray_report {
     int num_examples;              /* the first mismatches by ray index */
     kd_ray_mismatch examples[KD_VERIFY_MAX_EXAMPLES];
 } kd_ray_report;
-
-/* Called on the calling thread only, after each finished chunk of rays. */
-typedef void (*kd_verify_progress_fn)(void *ctx, size_t done, size_t total);
 
 /* Checks (b) for rays[0..n), n < 2^32 (mismatches name their ray in 32
  * bits; more fail with KD_ERR_INVALID before any work): mismatch (may be

@@ -9,7 +9,7 @@
  * 3. In parallel over leaves, listed triangles that do not overlap their
  *    leaf are counted (a cost, not an error). */
 #include <math.h>
-#include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,7 +94,18 @@ typedef struct check_ctx {
     uint32_t *sorted;        /* each leaf's list, sorted */
     size_t stack_capacity;
     tally *tallies;          /* one per worker */
+    kd_verify_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    atomic_size_t done;      /* triangles, then leaves, checked */
 } check_ctx;
+
+/* Counts n more items checked; the calling thread (worker 0) tells. */
+static void progress_add(check_ctx *c, size_t n, int worker)
+{
+    const size_t done = atomic_fetch_add(&c->done, n) + n;
+    if (worker == 0 && c->progress)
+        c->progress(c->progress_ctx, done, (size_t)c->num_triangles + c->num_leaves);
+}
 
 static kd_violation make_violation(kd_violation_kind kind, kd_violation_reason reason,
                                    uint32_t node, uint32_t tri)
@@ -367,6 +378,7 @@ static void check_triangles(void *ctx, size_t begin, size_t end, int worker)
             }
         }
     }
+    progress_add(c, end - begin, worker);
 }
 
 /* ---- 3. Listed triangles that do not overlap (cost, not error) -------- */
@@ -391,6 +403,7 @@ static void check_references(void *ctx, size_t begin, size_t end, int worker)
                 t->extra++;
         }
     }
+    progress_add(c, end - begin, worker);
 }
 
 uint64_t kd_invariant_report_total(const kd_invariant_report *rep)
@@ -404,6 +417,13 @@ uint64_t kd_invariant_report_total(const kd_invariant_report *rep)
 kd_status kd_verify_invariants(const kd_tree *tree, const float *tri_verts, uint32_t num_triangles,
                                int num_threads, kd_invariant_report *rep, kd_error *err)
 {
+    return kd_verify_invariants_progress(tree, tri_verts, num_triangles, num_threads, NULL, NULL, rep, err);
+}
+
+kd_status kd_verify_invariants_progress(const kd_tree *tree, const float *tri_verts, uint32_t num_triangles,
+                                        int num_threads, kd_verify_progress_fn progress, void *progress_ctx,
+                                        kd_invariant_report *rep, kd_error *err)
+{
     memset(rep, 0, sizeof *rep);
     double start = kd_render_now();
     rep->num_nodes = tree->num_nodes;
@@ -411,7 +431,9 @@ kd_status kd_verify_invariants(const kd_tree *tree, const float *tri_verts, uint
     rep->num_references = tree->num_leaf_indices;
     rep->depth_cap = tree->max_depth;
     int workers = num_threads > 0 ? num_threads : kd_parallel_num_cores();
-    check_ctx c = {.tree = tree, .verts = tri_verts, .num_triangles = num_triangles};
+    check_ctx c = {.tree = tree, .verts = tri_verts, .num_triangles = num_triangles, .progress = progress,
+                   .progress_ctx = progress_ctx};
+    atomic_init(&c.done, 0);
     c.node_state = calloc((size_t)tree->num_nodes + 1, 1);
     c.leaf_of_node = malloc(((size_t)tree->num_nodes + 1) * sizeof *c.leaf_of_node);
     c.tallies = calloc((size_t)workers + 1, sizeof *c.tallies);
@@ -473,78 +495,4 @@ done:
     free(c.sorted);
     rep->seconds = kd_render_now() - start;
     return st;
-}
-
-const char *kd_violation_kind_name(kd_violation_kind kind)
-{
-    switch (kind) {
-    case KD_VIOLATION_STRUCTURE: return "structure";
-    case KD_VIOLATION_INDEX: return "triangle index out of range";
-    case KD_VIOLATION_SPLIT: return "split outside its node";
-    case KD_VIOLATION_DEPTH: return "depth over the cap";
-    case KD_VIOLATION_ROOT: return "triangle outside the root box";
-    case KD_VIOLATION_MISSING: return "overlapping triangle not listed";
-    default: return "unknown";
-    }
-}
-
-static void format_box(const kd_aabb *b, char *text, size_t bytes)
-{
-    snprintf(text, bytes, "[%g %g %g]-[%g %g %g]", (double)b->lo[0], (double)b->lo[1],
-             (double)b->lo[2], (double)b->hi[0], (double)b->hi[1], (double)b->hi[2]);
-}
-
-void kd_verify_describe(const kd_violation *v, char *text, size_t bytes)
-{
-    char box[160];
-    format_box(&v->box, box, sizeof box);
-    switch (v->kind) {
-    case KD_VIOLATION_STRUCTURE:
-        switch (v->reason) {
-        case KD_REASON_CHILD_RANGE:
-            snprintf(text, bytes, "node %u (depth %u): above child %u is out of range or not after it",
-                     v->node, v->depth, v->value);
-            break;
-        case KD_REASON_LEAF_RANGE:
-            snprintf(text, bytes, "leaf %u (depth %u): its entries from %u run past the index array",
-                     v->node, v->depth, v->value);
-            break;
-        case KD_REASON_SHARED:
-            snprintf(text, bytes, "node %u is reached a second time (depth %u)", v->node, v->depth);
-            break;
-        case KD_REASON_UNREACHED:
-            snprintf(text, bytes, "node %u is not reached from the root", v->node);
-            break;
-        case KD_REASON_TRIANGLE_COUNT:
-            snprintf(text, bytes, "the tree was built over %u triangles, not the scene's", v->value);
-            break;
-        default:
-            snprintf(text, bytes, "the tree has no nodes");
-        }
-        break;
-    case KD_VIOLATION_INDEX:
-        snprintf(text, bytes, "leaf %u: entry %u names triangle %u, beyond the last", v->node,
-                 v->value, v->tri);
-        break;
-    case KD_VIOLATION_SPLIT:
-        snprintf(text, bytes, "node %u (depth %u): split %g on axis %c outside its box %s", v->node,
-                 v->depth, (double)v->split, "xyz"[v->value % 3], box);
-        break;
-    case KD_VIOLATION_DEPTH:
-        if (v->reason == KD_REASON_CAP_LIMIT)
-            snprintf(text, bytes, "the tree's depth cap %u exceeds the limit %u", v->value,
-                     KD_TREE_DEPTH_LIMIT);
-        else
-            snprintf(text, bytes, "leaf %u at depth %u, over the cap %u", v->node, v->depth, v->value);
-        break;
-    case KD_VIOLATION_ROOT:
-        snprintf(text, bytes, "triangle %u reaches outside the root box %s", v->tri, box);
-        break;
-    case KD_VIOLATION_MISSING:
-        snprintf(text, bytes, "leaf %u (depth %u, box %s): triangle %u %s the box but is not listed",
-                 v->node, v->depth, box, v->tri, v->touches_only ? "touches" : "overlaps");
-        break;
-    default:
-        snprintf(text, bytes, "unknown violation");
-    }
 }
