@@ -58,6 +58,9 @@ static kd_status check_options(const scankd_build_options *o, kd_error *err)
     if (!(o->empty_space_ratio <= 1.0f))
         return kd_error_set(err, KD_ERR_INVALID, "%s: empty-space ratio %g is above 1 or NaN", who,
                             (double)o->empty_space_ratio);
+    if ((uint64_t)(size_t)o->max_device_bytes != o->max_device_bytes)
+        return kd_error_set(err, KD_ERR_INVALID, "%s: a device memory cap of %llu bytes is more than this host "
+                            "can address", who, (unsigned long long)o->max_device_bytes);
     return KD_OK;
 }
 

@@ -121,6 +121,13 @@ static void test_options(const kd_mesh *mesh)
     o.device = SCANKD_DEVICE_GPU;
     check_failure(scankd_build(mesh, &o, &scene, &err), KD_ERR_NO_DEVICE, &err, "no CUDA device");
     CHECK(strcmp(scankd_device_name(SCANKD_DEVICE_GPU), "gpu") == 0);
+    /* The GPU builder's memory cap: none by default; a CPU build ignores it. */
+    CHECK(d.max_device_bytes == 0);
+    o = d;
+    o.device = SCANKD_DEVICE_CPU;
+    o.max_device_bytes = 1;
+    CHECK_MSG(scankd_build(mesh, &o, &scene, &err) == KD_OK, "%s", err.message);
+    scankd_scene_destroy(scene);
 }
 
 /* The API's CPU build is kd_build_cpu's tree, node for node. */

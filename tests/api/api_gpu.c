@@ -26,6 +26,7 @@ static void test_defaults(void)
     CHECK(api.empty_space_ratio == gpu.empty_space_ratio);
     CHECK(api.large_split == SCANKD_LARGE_SPLIT_SAH && gpu.large_split == KD_LARGE_SPLIT_SAH);
     CHECK(memcmp(&api.params, &gpu.params, sizeof api.params) == 0);
+    CHECK(api.max_device_bytes == 0 && gpu.max_device_bytes == 0);
 }
 
 static scankd_scene *build(const kd_mesh *mesh, const scankd_build_options *o)
@@ -131,6 +132,13 @@ static void test_options(const kd_mesh *mesh, const scankd_ray *rays, scankd_hit
             check_scene(what, scene, mesh, rays, hits);
         scankd_scene_destroy(scene);
     }
+    /* A memory cap the build cannot fit: it fails, saying what it needs. */
+    o = base;
+    o.max_device_bytes = 1024;
+    kd_error err;
+    scankd_scene *none = NULL;
+    CHECK_MSG(scankd_build(mesh, &o, &none, &err) == KD_ERR_DEVICE_OOM && strstr(err.message, "needs") && !none,
+              "%s", err.message);
     o = base;
     o.device = SCANKD_DEVICE_CPU;
     scankd_scene *cpu = build(mesh, &o); /* a CPU tree uploaded for GPU rays */
