@@ -67,6 +67,8 @@ static void format_expects(kd_cli_style style, const kd_cli_option *o, char *out
         snprintf(out, bytes, "%s", o->expects);
     } else if (o->kind == KD_CLI_ENUM) {
         format_names(o->names, out, bytes);
+    } else if (o->kind == KD_CLI_BYTES) {
+        snprintf(out, bytes, "a size in bytes, such as 512M or 80G (K, M, G, T: powers of 1024)");
     } else if (o->kind == KD_CLI_FLOAT) {
         format_range(o, range, sizeof range);
         snprintf(out, bytes, "a number %s%s", isinf(o->max) ? "" : "in ", range);
@@ -104,6 +106,7 @@ static int read_value(const kd_cli_command *cmd, const kd_cli_option *o, const c
 {
     long n;
     float f;
+    uint64_t size;
     switch (o->kind) {
     case KD_CLI_STRING:
         *(const char **)dest = value;
@@ -117,6 +120,11 @@ static int read_value(const kd_cli_command *cmd, const kd_cli_option *o, const c
         if (!kd_parse_float(value, &f) || !float_in_range(o, f))
             return bad_value(cmd, o, value);
         *(float *)dest = f;
+        return KD_EXIT_OK;
+    case KD_CLI_BYTES:
+        if (!kd_cli_parse_bytes(value, &size))
+            return bad_value(cmd, o, value);
+        *(uint64_t *)dest = size;
         return KD_EXIT_OK;
     case KD_CLI_ENUM:
         for (int k = 0; o->names[k]; k++)
@@ -219,6 +227,12 @@ static void format_default(const kd_cli_option *o, const void *defaults, char *o
     case KD_CLI_STRING:
         s = *(const char *const *)p;
         snprintf(out, bytes, "%s", s ? s : "none");
+        break;
+    case KD_CLI_BYTES:
+        if (*(const uint64_t *)p)
+            snprintf(out, bytes, "%llu", (unsigned long long)*(const uint64_t *)p);
+        else
+            snprintf(out, bytes, "none");
         break;
     default:
         snprintf(out, bytes, "?");

@@ -21,6 +21,7 @@ typedef enum kd_cli_kind {
     KD_CLI_FLOAT,       /* a number in [min, max] into a float (max INFINITY: none) */
     KD_CLI_STRING,      /* the value itself into a const char * */
     KD_CLI_ENUM,        /* one of names into an int: its index */
+    KD_CLI_BYTES,       /* a size in bytes (kd_cli_parse_bytes: 80G) into a uint64_t */
     KD_CLI_CUSTOM,      /* parse reads the option and its values */
     KD_CLI_POSITIONAL   /* not an option: with parse, each goes to it; else at most
                            one, into a const char * (metavar: what it is) */

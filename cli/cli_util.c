@@ -1,5 +1,7 @@
 #include "cli_util.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,5 +62,43 @@ bool kd_cli_check_outputs(const char *command, const char *const *paths, int n)
             return false;
         }
     }
+    return true;
+}
+
+/* The power of 1024 a size suffix stands for (K 1, M 2, G 3, T 4); 0 for
+ * anything else. */
+static int suffix_power(char c)
+{
+    static const char k_suffixes[] = "KMGT";
+    const char *at = c ? strchr(k_suffixes, toupper((unsigned char)c)) : NULL;
+    return at ? (int)(at - k_suffixes) + 1 : 0;
+}
+
+bool kd_cli_parse_bytes(const char *text, uint64_t *out)
+{
+    const char *p = text;
+    double whole = 0.0, frac = 0.0, scale = 1.0;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (; isdigit((unsigned char)*p); p++)
+        whole = 10.0 * whole + (*p - '0');
+    if (*p == '.') {
+        if (!isdigit((unsigned char)*++p))
+            return false;
+        for (; isdigit((unsigned char)*p); p++)
+            frac += (*p - '0') * (scale /= 10.0);
+    }
+    const int power = suffix_power(*p);
+    if (power == 0 && frac > 0.0)
+        return false; /* bytes are whole: a fraction needs a suffix */
+    if (power > 0)
+        p++;
+    if (strcmp(p, "") != 0 && strcmp(p, "B") != 0 && strcmp(p, "b") != 0 &&
+        !(power > 0 && (strcmp(p, "iB") == 0 || strcmp(p, "ib") == 0)))
+        return false;
+    const double bytes = floor((whole + frac) * ldexp(1.0, 10 * power));
+    if (!(bytes >= 1.0 && bytes <= 0x1p62))
+        return false;
+    *out = (uint64_t)bytes;
     return true;
 }

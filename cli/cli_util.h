@@ -54,6 +54,11 @@ bool kd_cli_check_outputs(const char *command, const char *const *paths, int n);
  * alone (the text report is left out). */
 bool kd_cli_is_stdout(const char *path);
 
+/* A size in bytes: a whole number, or a number with a suffix K, M, G or T
+ * (powers of 1024, either case, optionally followed by B or iB: 80G, 1.5GiB,
+ * 512MB); at least 1 byte. */
+bool kd_cli_parse_bytes(const char *text, uint64_t *out);
+
 /* True when a CUDA device is usable (queried once; in cmd_render_common.c,
  * with the --device choice, so that this file needs no CUDA). */
 bool kd_cli_have_gpu(void);

@@ -19,6 +19,7 @@ typedef struct args {
     int count, mode;
     float ratio, open_ratio;
     int pair[2];
+    uint64_t limit;
 } args;
 
 static const char *const k_modes[] = {"fast", "slow", "exact", NULL};
@@ -64,6 +65,8 @@ static const kd_cli_option k_options[] = {
      .flags = KD_CLI_GPU_ONLY, .help = "fast, slow or exact (default %D)"},
     {.kind = KD_CLI_CUSTOM, .name = "--pair", .metavar = "A B", .offset = ARG(pair), .parse = parse_pair,
      .help = "two numbers"},
+    {.kind = KD_CLI_BYTES, .name = "--limit", .metavar = "BYTES", .offset = ARG(limit),
+     .help = "memory (default %D)"},
 };
 
 static kd_cli_command k_command = {
@@ -183,7 +186,8 @@ static void test_help(void)
     static const char *const want[] = {
         "usage: scankd test SCENE", "\noptions:\n", "  -h, --help ", "  -o, --output FILE ", "  --quiet ",
         "\nnumbers:\n", "  --count N ", "how many, 1..64 (default 7)", "a share, [0, 1] (default 0.25)",
-        "above zero: > 0", "(default slow)", "  --pair A B ", "Exit status: 0.\n",
+        "above zero: > 0", "(default slow)", "  --pair A B ", "  --limit BYTES ", "memory (default none)",
+        "Exit status: 0.\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         CHECK_MSG(strstr(text, want[i]) != NULL, "help lacks '%s':\n%s", want[i], text);
@@ -201,9 +205,43 @@ static void test_help(void)
     CHECK_MSG(next && column > 11 && strspn(next + 1, " ") == column, "%s", text);
 }
 
+/* Sizes in bytes: kd_cli_parse_bytes, and the BYTES row that reads them. */
+static void test_bytes(void)
+{
+    static const struct {
+        const char *text;
+        uint64_t want;
+    } good[] = {{"7", 7},
+                {"80G", 80ull << 30},
+                {"80g", 80ull << 30},
+                {"1.5K", 1536},
+                {"512MiB", 512ull << 20},
+                {"512MB", 512ull << 20},
+                {"2T", 2ull << 40},
+                {"100B", 100},
+                {"0.5k", 512}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t got = 0;
+        CHECK_MSG(kd_cli_parse_bytes(good[i].text, &got) && got == good[i].want, "'%s': %llu", good[i].text,
+                  (unsigned long long)got);
+    }
+    static const char *const bad[] = {"", "0", "0G", "1.5", "80X", "-1", "G", "1e9", "80GB2", "1.", ".5G",
+                                      "1 G", "80Gi", "99999999999T", "1iB"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t got = 0;
+        CHECK_MSG(!kd_cli_parse_bytes(bad[i], &got), "'%s' read as %llu", bad[i], (unsigned long long)got);
+    }
+    args a;
+    CHECK(parse(&a, WORDS("s")) == -1 && a.limit == 0);
+    CHECK(parse(&a, WORDS("s", "--limit", "80G")) == -1 && a.limit == 80ull << 30);
+    expect_usage(WORDS("s", "--limit", "80X"), "--limit takes a size in bytes, such as 512M or 80G");
+    expect_usage(WORDS("s", "--limit", "0"), "not '0'");
+}
+
 int main(void)
 {
     test_values();
+    test_bytes();
     test_errors();
     test_help();
     return kd_test_finish("cli_options_table");
