@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "camera.h"
+#include "cli_progress.h"
+#include "cmd_bench.h"
+#include "cmd_render_common.h"
 #include "cli_options.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -18,41 +21,9 @@
 #include "gpu_build.h"
 #include "gpu_render.h"
 #include "kd_median.h"
-#include "obj_loader.h"
 #include "render_scene.h"
-#include "tree_stats.h"
 
 static const char *const k_cmd = "bench";
-
-enum { BENCH_CPU = 1, BENCH_GPU = 2 };
-
-typedef struct bench_args {
-    const char **scenes;
-    int num_scenes;
-    int device;              /* index in k_devices, as asked for */
-    int devices;             /* BENCH_CPU | BENCH_GPU, from device */
-    int builds;              /* timed builds per scene and device (--repeats) */
-    int threads;             /* CPU builder and ray caster workers; 0: all cores */
-    int width, height;
-    int render_repeats;      /* GPU timed launches */
-    const char *json_path, *csv_path;
-    int large_split;         /* kd_large_split */
-    int small_threshold;
-    float empty_space;       /* < 0: the build rules' min empty fraction */
-} bench_args;
-
-typedef struct bench_row {
-    char scene[128];
-    const char *device;
-    uint32_t num_triangles;
-    double load_ms;
-    double build_median_ms, build_min_ms;
-    kd_tree_stats stats;
-    double sah_ratio;        /* to the CPU exact-SAH tree */
-    double rays_per_second;
-    double cpu_tree_rays_per_second; /* GPU rows: the CPU tree on the GPU caster */
-    int width, height;
-} bench_row;
 
 /* ---- Options ------------------------------------------------------------------ */
 
@@ -137,10 +108,13 @@ static const kd_cli_option k_options[] = {
      .max = 1,
      .help = "GPU large and medium stages' empty cuts, %R (default: the build rules' min empty "
              "fraction)"},
+    KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), 0),
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "write the results as JSON ('-': stdout, which then carries only the JSON)"},
     {.kind = KD_CLI_STRING, .name = "--csv", .metavar = "FILE|-", .offset = ARG(csv_path),
      .help = "write the results as CSV ('-': stdout, which then carries only the CSV)"},
+    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet),
+     .help = "no progress line and no note of each scene on stderr"},
 };
 
 #undef ARG
@@ -181,47 +155,64 @@ static int parse_args(int argc, char **argv, bench_args *a)
         kd_cli_error(k_cmd, "no CUDA device: --device %s needs a GPU", k_devices[a->device]);
         return KD_EXIT_FAILURE;
     }
-    if (a->device == BENCH_DEVICE_AUTO && !(a->devices & BENCH_GPU))
+    if (a->device == BENCH_DEVICE_AUTO && !(a->devices & BENCH_GPU) && !a->quiet)
         fprintf(stderr, "scankd bench: no CUDA device, benchmarking the CPU path only\n");
     return -1;
 }
 
 /* ---- Steps ---------------------------------------------------------------------- */
 
-/* Builds on the CPU builds+1 times; keeps the last tree. */
+/* A build's own progress as a share of a run of builds: build k of n. */
+typedef struct builds_progress {
+    kd_cli_progress *line;
+    size_t build, builds;
+} builds_progress;
+
+static void build_progress(void *ctx, size_t done, size_t total)
+{
+    const builds_progress *b = ctx;
+    kd_cli_progress_update(b->line, b->build * total + done, b->builds * total);
+}
+
+/* Builds on the CPU builds+1 times (the first untimed, reported apart);
+ * keeps the last tree. */
 static kd_status bench_cpu_build(const kd_mesh *mesh, int builds, int threads, kd_tree *tree, bench_row *row,
-                                 kd_error *err)
+                                 kd_cli_progress *progress, kd_error *err)
 {
     kd_build_params params;
     kd_build_params_default(&params);
     params.num_threads = threads;
-    double *ms = malloc(sizeof(double) * (size_t)builds);
+    double *ms = malloc(sizeof(double) * (size_t)(builds + 1));
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
+    builds_progress line = {progress, 0, (size_t)builds + 1};
     kd_status st = KD_OK;
-    for (int b = -1; b < builds && !st; b++) {
+    for (int b = 0; b <= builds && !st; b++) {
         kd_tree_free(tree);
+        line.build = (size_t)b;
         double t0 = kd_build_now_ms();
-        st = kd_build_cpu(mesh, &params, tree, NULL, err);
-        if (b >= 0)
-            ms[b] = kd_build_now_ms() - t0;
+        st = kd_build_cpu_progress(mesh, &params, build_progress, &line, tree, NULL, err);
+        ms[b] = kd_build_now_ms() - t0;
     }
     if (!st) {
-        row->build_median_ms = kd_median(ms, builds);
-        row->build_min_ms = ms[0];
+        row->first_build_ms = ms[0];
+        row->build_median_ms = builds > 0 ? kd_median(ms + 1, builds) : 0.0;
+        row->build_min_ms = builds > 0 ? ms[1] : 0.0;
+        for (int b = 2; b <= builds; b++)
+            row->build_min_ms = ms[b] < row->build_min_ms ? ms[b] : row->build_min_ms;
     }
     free(ms);
     return st;
 }
 
 static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, const kd_camera *cam, int threads,
-                                  bench_row *row, kd_error *err)
+                                  bench_row *row, kd_cli_progress *progress, kd_error *err)
 {
     float *tri_verts = NULL;
     kd_render_buffers buf = {0};
     kd_trace_scene trace;
     kd_render_stats rs;
-    kd_render_options opts = {threads, NULL, NULL};
+    kd_render_options opts = {threads, kd_cli_progress_update, progress};
     kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
     if (!st)
         st = kd_trace_scene_init(&trace, tree, tri_verts, mesh->num_triangles, err);
@@ -256,33 +247,55 @@ static kd_status bench_gpu_render_tree(const kd_tree *tree, const kd_mesh *mesh,
     return st;
 }
 
-static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_camera *cam,
-                           kd_tree *tree, bench_row *row, kd_error *err)
+/* builds+1 GPU builds on one builder (the first, which loads the kernels
+ * and sizes the buffers, untimed and reported apart), with the peak device
+ * memory of any of them. */
+static kd_status bench_gpu_builds(kd_gpu_builder *builder, const bench_args *a, bench_row *row,
+                                  kd_cli_progress *progress, kd_error *err)
 {
-    kd_gpu_builder *builder = NULL;
-    kd_gpu_scene *scene = NULL;
     kd_gpu_build_options opts;
     kd_gpu_build_options_default(&opts);
     opts.large_split = (kd_large_split)a->large_split;
     opts.small_node_threshold = a->small_threshold;
     opts.empty_space_ratio = a->empty_space;
-    double *ms = malloc(sizeof(double) * (size_t)a->builds);
+    opts.max_device_bytes = (size_t)a->device_memory_limit;
+    double *ms = malloc(sizeof(double) * (size_t)(a->builds + 1));
     if (!ms)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory");
+    kd_status st = KD_OK;
+    for (int b = 0; b <= a->builds && !st; b++) {
+        kd_gpu_build_profile prof;
+        st = kd_gpu_builder_build(builder, &opts, &prof, err);
+        ms[b] = prof.build_ms;
+        if (!st && prof.peak_device_bytes > row->peak_device_bytes)
+            row->peak_device_bytes = prof.peak_device_bytes;
+        kd_cli_progress_update(progress, (size_t)b + 1, (size_t)a->builds + 1);
+    }
+    if (!st) {
+        row->first_build_ms = ms[0];
+        row->build_median_ms = kd_median(ms + 1, a->builds);
+        row->build_min_ms = ms[1];
+        for (int b = 2; b <= a->builds; b++)
+            row->build_min_ms = ms[b] < row->build_min_ms ? ms[b] : row->build_min_ms;
+    }
+    free(ms);
+    return st;
+}
+
+static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_camera *cam, kd_tree *tree,
+                           bench_row *row, kd_cli_progress *progress, kd_error *err)
+{
+    kd_gpu_builder *builder = NULL;
+    kd_gpu_scene *scene = NULL;
+    kd_cli_progress_begin(progress, "building on the GPU", "builds");
     kd_status st = kd_gpu_builder_create(&builder, 0, err);
     if (!st)
         st = kd_gpu_builder_set_mesh(builder, mesh, err);
-    for (int b = -1; b < a->builds && !st; b++) {
-        kd_gpu_build_profile prof;
-        st = kd_gpu_builder_build(builder, &opts, &prof, err);
-        if (!st && b >= 0)
-            ms[b] = prof.build_ms;
-    }
-    if (!st) {
-        row->build_median_ms = kd_median(ms, a->builds);
-        row->build_min_ms = ms[0];
+    if (!st)
+        st = bench_gpu_builds(builder, a, row, progress, err);
+    kd_cli_progress_begin(progress, "casting rays on the GPU", NULL);
+    if (!st)
         st = kd_gpu_builder_download(builder, tree, err);
-    }
     if (!st)
         st = kd_gpu_scene_from_builder(&scene, builder, err);
     if (!st) {
@@ -291,151 +304,77 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
         if (!st)
             row->rays_per_second = rs.rays_per_second;
     }
+    kd_cli_progress_end(progress);
     kd_gpu_scene_destroy(scene);
     kd_gpu_builder_destroy(builder);
-    free(ms);
     return st;
 }
 
-static void print_table(FILE *f, const bench_row *rows, int n)
+/* The mesh and the row every device's row starts from. */
+static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh, kd_camera *cam, bench_row *base,
+                            kd_cli_progress *progress, kd_error *err)
 {
-    fprintf(f, "%-28s %-4s %9s %8s %10s %10s %8s %6s %9s %9s %5s %8s %10s %10s\n", "scene", "dev",
-            "triangles", "load ms", "build ms", "build min", "SAH", "ratio", "nodes", "leaves",
-            "depth", "refs/tri", "Mrays/s", "cpu tree");
-    for (int i = 0; i < n; i++) {
-        const bench_row *r = &rows[i];
-        char cpu_tree[32] = "-";
-        if (r->cpu_tree_rays_per_second > 0)
-            snprintf(cpu_tree, sizeof cpu_tree, "%.1f", r->cpu_tree_rays_per_second / 1e6);
-        fprintf(f, "%-28s %-4s %9u %8.1f %10.2f %10.2f %8.2f %6.3f %9u %9u %5u %8.2f %10.1f %10s\n",
-                r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
-                r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
-                r->stats.num_leaves, r->stats.max_leaf_depth, r->stats.refs_per_triangle,
-                r->rays_per_second / 1e6, cpu_tree);
+    double t0 = kd_build_now_ms();
+    kd_status st = kd_scene_load_mesh(path, mesh, NULL, progress, err);
+    base->load_ms = kd_build_now_ms() - t0;
+    kd_camera_request req = {0};
+    if (!st)
+        st = kd_camera_setup_mesh(cam, &req, mesh, a->width, a->height, err);
+    kd_scene_name(path, base->scene, sizeof base->scene);
+    if (!st) {
+        base->num_triangles = mesh->num_triangles;
+        base->width = a->width;
+        base->height = a->height;
     }
+    if (!a->quiet)
+        fprintf(stderr, "scankd bench: %s (%u triangles)\n", base->scene, mesh->num_triangles);
+    return st;
 }
 
-/* A CSV field, quoted (quotes doubled) when it holds a comma, a quote or a
- * line break: a scene's name is the user's. */
-static void write_csv_field(FILE *f, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', f);
-        fputc(*text, f);
-    }
-    fputc('"', f);
-}
-
-static kd_status write_outputs(const bench_args *a, const bench_row *rows, int n, kd_error *err)
-{
-    if (a->csv_path) {
-        kd_outfile out;
-        kd_status st = kd_outfile_open(&out, a->csv_path, err);
-        if (st)
-            return st;
-        fprintf(out.file, "scene,device,triangles,load_ms,build_median_ms,build_min_ms,sah_cost,"
-                          "sah_ratio_to_cpu,nodes,leaves,empty_leaves,max_depth,refs_per_triangle,"
-                          "width,height,rays_per_second,cpu_tree_rays_per_second\n");
-        for (int i = 0; i < n; i++) {
-            const bench_row *r = &rows[i];
-            write_csv_field(out.file, r->scene);
-            fprintf(out.file, ",%s,%u,%.3f,%.4f,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f,%.0f\n", r->device,
-                    r->num_triangles, r->load_ms, r->build_median_ms,
-                    r->build_min_ms, r->stats.sah_cost, r->sah_ratio, r->stats.num_nodes,
-                    r->stats.num_leaves, r->stats.num_empty_leaves, r->stats.max_leaf_depth,
-                    r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second,
-                    r->cpu_tree_rays_per_second);
-        }
-        if ((st = kd_outfile_commit(&out, err)))
-            return st;
-    }
-    if (a->json_path) {
-        kd_outfile out;
-        kd_status st = kd_outfile_open(&out, a->json_path, err);
-        if (st)
-            return st;
-        kd_json json;
-        kd_json_init(&json, out.file);
-        kd_json_begin_object(&json);
-        kd_json_kv_int(&json, "builds", a->builds);
-        kd_json_key(&json, "results");
-        kd_json_begin_array(&json);
-        for (int i = 0; i < n; i++) {
-            const bench_row *r = &rows[i];
-            kd_json_begin_object(&json);
-            kd_json_kv_string(&json, "scene", r->scene);
-            kd_json_kv_string(&json, "device", r->device);
-            kd_json_kv_number(&json, "load_ms", r->load_ms);
-            kd_json_kv_number(&json, "build_median_ms", r->build_median_ms);
-            kd_json_kv_number(&json, "build_min_ms", r->build_min_ms);
-            kd_json_kv_number(&json, "sah_ratio_to_cpu", r->sah_ratio);
-            kd_json_kv_int(&json, "width", r->width);
-            kd_json_kv_int(&json, "height", r->height);
-            kd_json_kv_number(&json, "rays_per_second", r->rays_per_second);
-            if (r->cpu_tree_rays_per_second > 0)
-                kd_json_kv_number(&json, "cpu_tree_rays_per_second", r->cpu_tree_rays_per_second);
-            kd_json_key(&json, "tree");
-            kd_json_begin_object(&json);
-            kd_tree_stats_json(&json, &r->stats, NULL);
-            kd_json_end_object(&json);
-            kd_json_end_object(&json);
-        }
-        kd_json_end_array(&json);
-        kd_json_end_object(&json);
-        if ((st = kd_outfile_commit(&out, err)))
-            return st;
-    }
-    return KD_OK;
-}
-
-/* The scene's rows: the CPU's when timed, the GPU's when asked for. The CPU
- * exact-SAH tree is built either way: it is the yardstick of every SAH
- * ratio. */
-static kd_status bench_scene(const bench_args *a, const char *path, bench_row *rows, int *num_rows,
-                             kd_error *err)
+/* The CPU row: the exact-SAH tree is built whether or not the CPU is timed
+ * (it is the yardstick of every SAH ratio), cast only when it is. */
+static kd_status bench_cpu(const bench_args *a, const kd_mesh *mesh, const kd_camera *cam, kd_tree *cpu_tree,
+                           bench_row *cpu, kd_cli_progress *progress, kd_error *err)
 {
     kd_sah_constants constants;
     kd_sah_constants_default(&constants);
+    const bool timed = a->devices & BENCH_CPU;
+    kd_cli_progress_begin(progress, timed ? "building on the CPU" : "building the CPU tree", NULL);
+    kd_status st = bench_cpu_build(mesh, timed ? a->builds : 0, a->threads, cpu_tree, cpu, progress, err);
+    if (!st) {
+        kd_tree_compute_stats(cpu_tree, &constants, &cpu->stats);
+        cpu->sah_ratio = 1.0;
+    }
+    kd_cli_progress_begin(progress, "casting rays on the CPU", "tiles");
+    if (!st && timed)
+        st = bench_cpu_render(cpu_tree, mesh, cam, a->threads, cpu, progress, err);
+    kd_cli_progress_end(progress);
+    return st;
+}
+
+/* The scene's rows: the CPU's when timed, the GPU's when asked for. */
+static kd_status bench_scene(const bench_args *a, const char *path, bench_row *rows, int *num_rows,
+                             kd_cli_progress *progress, kd_error *err)
+{
     kd_mesh mesh = {0};
     kd_tree cpu_tree = {0}, gpu_tree = {0};
-    double t0 = kd_build_now_ms();
-    kd_status st = kd_obj_load_file(path, &mesh, err);
-    bench_row base = {0};
-    base.load_ms = kd_build_now_ms() - t0;
     kd_camera cam;
-    kd_camera_request req = {0};
-    if (!st)
-        st = kd_camera_setup_mesh(&cam, &req, &mesh, a->width, a->height, err);
-    if (!st) {
-        kd_scene_name(path, base.scene, sizeof base.scene);
-        base.num_triangles = mesh.num_triangles;
-        base.width = a->width;
-        base.height = a->height;
-    }
-    fprintf(stderr, "scankd bench: %s (%u triangles)\n", base.scene, mesh.num_triangles);
+    bench_row base = {0};
+    kd_status st = load_scene(a, path, &mesh, &cam, &base, progress, err);
     bench_row cpu = base;
     cpu.device = "cpu";
-    const int timed_cpu = a->devices & BENCH_CPU;
     if (!st)
-        st = bench_cpu_build(&mesh, timed_cpu ? a->builds : 0, a->threads, &cpu_tree, &cpu, err);
-    if (!st) {
-        kd_tree_compute_stats(&cpu_tree, &constants, &cpu.stats);
-        cpu.sah_ratio = 1.0;
-    }
-    if (!st && timed_cpu && !(st = bench_cpu_render(&cpu_tree, &mesh, &cam, a->threads, &cpu, err)))
+        st = bench_cpu(a, &mesh, &cam, &cpu_tree, &cpu, progress, err);
+    if (!st && (a->devices & BENCH_CPU))
         rows[(*num_rows)++] = cpu;
     if (!st && (a->devices & BENCH_GPU)) {
         bench_row gpu = base;
         gpu.device = "gpu";
-        if (!(st = bench_gpu(&mesh, a, &cam, &gpu_tree, &gpu, err)))
+        if (!(st = bench_gpu(&mesh, a, &cam, &gpu_tree, &gpu, progress, err)))
             st = bench_gpu_render_tree(&cpu_tree, &mesh, a, &cam, &gpu.cpu_tree_rays_per_second, err);
         if (!st) {
+            kd_sah_constants constants;
+            kd_sah_constants_default(&constants);
             kd_tree_compute_stats(&gpu_tree, &constants, &gpu.stats);
             gpu.sah_ratio = gpu.stats.sah_cost / cpu.stats.sah_cost;
             rows[(*num_rows)++] = gpu;
@@ -458,17 +397,21 @@ int kd_cmd_bench(int argc, char **argv)
     bench_row *rows = calloc((size_t)a.num_scenes * 2, sizeof *rows);
     int num_rows = 0;
     kd_error err = {0};
+    kd_cli_progress progress;
+    kd_cli_progress_init(&progress, k_cmd, a.quiet);
     kd_status st = rows ? KD_OK : kd_error_set(&err, KD_ERR_NOMEM, "out of memory");
     for (int s = 0; s < a.num_scenes && !st; s++)
-        st = bench_scene(&a, a.scenes[s], rows, &num_rows, &err);
+        st = bench_scene(&a, a.scenes[s], rows, &num_rows, &progress, &err);
     /* A '-' output takes stdout for its data alone. */
     if (!st && !kd_cli_is_stdout(a.json_path) && !kd_cli_is_stdout(a.csv_path)) {
-        printf("primary rays at %dx%d, default framing; build ms: median of %d after a warm-up\n",
+        printf("primary rays at %dx%d, default framing; build ms: median of %d after a first, untimed build "
+               "(given apart: first ms); Mtri/s: millions of triangles built per second; peak MiB: the GPU "
+               "builder's device memory\n",
                a.width, a.height, a.builds);
-        print_table(stdout, rows, num_rows);
+        kd_bench_print_table(stdout, rows, num_rows);
     }
     if (!st)
-        st = write_outputs(&a, rows, num_rows, &err);
+        st = kd_bench_write_outputs(&a, rows, num_rows, &err);
     if (st)
         kd_cli_error(k_cmd, "%s", err.message);
     free(rows);

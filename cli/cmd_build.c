@@ -70,7 +70,7 @@ static const kd_cli_option k_options[] = {
              "builder)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "also write the figures as JSON ('-': stdout, which then carries only the JSON)"},
-    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no statistics block"},
+    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no progress line and no statistics block"},
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = PARAM(num_threads), .min = 1,
      .max = 256, .help = "CPU builder worker threads, %R (default: all cores)"},
 
@@ -116,6 +116,7 @@ static const kd_cli_option k_options[] = {
              "where it spans at least F of the node, %R (default: --min-empty-fraction, as the CPU "
              "builder; 0.25, Zhou et al.'s: finer trees of lower cost on scanned meshes, up to twice "
              "the nodes)"},
+    KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), KD_CLI_GPU_ONLY),
     {.kind = KD_CLI_INT, .name = "--small-threshold", .metavar = "N", .offset = ARG(small_threshold),
      .min = 1, .max = KD_GPU_SMALL_NODE_MAX, .flags = KD_CLI_GPU_ONLY,
      .help = "nodes of at most N references (%R) go to the small stage, exact SAH over 64-bit masks "
@@ -210,6 +211,7 @@ static kd_status build_on_gpu(const build_options *o, build_result *r, kd_error 
     opts->empty_space_ratio = o->empty_space;
     opts->profile = o->profile;
     opts->kernel_clock = o->profile;
+    opts->max_device_bytes = (size_t)o->device_memory_limit;
     gpu->warmup = o->warmup;
     gpu->repeats = o->repeats;
     kd_status st = kd_build_gpu_warm(&r->mesh, opts, o->warmup, o->repeats, &r->tree, &gpu->profile,
@@ -233,13 +235,18 @@ static kd_status build_on_gpu(const build_options *o, build_result *r, kd_error 
 static bool load_and_build(const build_options *o, build_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (!kd_cli_load_mesh(k_cmd, o->scene, &r->mesh, &r->load_ms))
+    kd_cli_progress progress;
+    kd_cli_progress_init(&progress, k_cmd, o->quiet);
+    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, &r->mesh, &r->load_ms))
         return false;
     kd_error err;
     kd_error_clear(&err);
     r->on_gpu = o->device == KD_CLI_DEVICE_GPU;
-    kd_status st = r->on_gpu ? build_on_gpu(o, r, &err) : kd_build_cpu(&r->mesh, &o->params, &r->tree,
-                                                                       &r->timing, &err);
+    kd_cli_progress_begin(&progress, r->on_gpu ? "building the tree on the GPU" : "building the tree", NULL);
+    kd_status st = r->on_gpu ? build_on_gpu(o, r, &err)
+                             : kd_build_cpu_progress(&r->mesh, &o->params, kd_cli_progress_update, &progress,
+                                                     &r->tree, &r->timing, &err);
+    kd_cli_progress_end(&progress);
     if (st) {
         kd_cli_error(k_cmd, "%s: %s", o->scene, err.message);
         kd_mesh_free(&r->mesh);

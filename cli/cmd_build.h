@@ -20,6 +20,7 @@ typedef struct build_options {
     bool profile;
     int warmup;               /* untimed GPU builds before the timed ones */
     int repeats;              /* timed GPU builds, reported as medians */
+    uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
     const char *gpu_only;     /* the first GPU-only option given, or NULL */
     kd_build_params params;
     kd_sah_constants report;

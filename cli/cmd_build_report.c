@@ -3,11 +3,18 @@
 
 #include "cmd_build.h"
 
-static void write_gpu_profile_json(kd_json *json, const kd_gpu_build_profile *p)
+static double per_triangle(uint64_t bytes, uint32_t triangles)
 {
+    return triangles ? (double)bytes / (double)triangles : 0.0;
+}
+
+static void write_gpu_profile_json(kd_json *json, const gpu_report *g, uint32_t triangles)
+{
+    const kd_gpu_build_profile *p = &g->profile;
     kd_json_key(json, "gpu_profile");
     kd_json_begin_object(json);
     kd_json_kv_number(json, "build_ms", p->build_ms);
+    kd_json_kv_number(json, "first_build_ms", g->first_build_ms);
     kd_json_key(json, "stage_ms");
     kd_json_begin_object(json);
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
@@ -41,10 +48,12 @@ static void write_gpu_profile_json(kd_json *json, const kd_gpu_build_profile *p)
     kd_json_kv_int(json, "num_output_retries", p->num_output_retries);
     kd_json_kv_int(json, "max_large_refs", (int64_t)p->max_large_refs);
     kd_json_kv_int(json, "device_bytes", (int64_t)p->device_bytes);
+    kd_json_kv_int(json, "peak_device_bytes", (int64_t)p->peak_device_bytes);
+    kd_json_kv_number(json, "peak_device_bytes_per_triangle", per_triangle(p->peak_device_bytes, triangles));
     kd_json_end_object(json);
 }
 
-static void write_gpu_json(kd_json *json, const gpu_report *g)
+static void write_gpu_json(kd_json *json, const gpu_report *g, uint32_t triangles)
 {
     kd_json_key(json, "gpu_options");
     kd_json_begin_object(json);
@@ -55,10 +64,13 @@ static void write_gpu_json(kd_json *json, const gpu_report *g)
     kd_json_kv_number(json, "empty_space", kd_gpu_build_empty_space(&g->opts));
     kd_json_kv_int(json, "warmup_builds", g->warmup);
     kd_json_kv_int(json, "timed_builds", g->repeats);
+    if (g->opts.max_device_bytes)
+        kd_json_kv_int(json, "device_memory_limit", (int64_t)g->opts.max_device_bytes);
     kd_json_end_object(json);
     kd_json_kv_number(json, "gpu_first_build_ms", g->first_build_ms);
+    kd_json_kv_int(json, "gpu_peak_device_bytes", (int64_t)g->profile.peak_device_bytes);
     if (g->opts.profile)
-        write_gpu_profile_json(json, &g->profile);
+        write_gpu_profile_json(json, g, triangles);
 }
 
 static void write_params_json(kd_json *json, const kd_build_params *p, uint32_t num_triangles)
@@ -90,7 +102,7 @@ void kd_build_write_json(kd_json *json, const build_options *o, const build_resu
     kd_json_kv_number(json, "load_ms", r->load_ms);
     kd_json_kv_string(json, "builder", r->on_gpu ? "gpu" : "cpu");
     if (r->on_gpu)
-        write_gpu_json(json, &r->gpu);
+        write_gpu_json(json, &r->gpu, mesh->num_triangles);
     write_params_json(json, &o->params, mesh->num_triangles);
     kd_json_key(json, "tree");
     kd_json_begin_object(json);
@@ -104,10 +116,24 @@ void kd_build_write_json(kd_json *json, const build_options *o, const build_resu
     kd_json_end_object(json);
 }
 
-static void print_gpu_profile(const kd_gpu_build_profile *p)
+/* The first build and the peak memory, the profile's first lines. */
+static void print_first_and_peak(const gpu_report *g, uint32_t triangles)
 {
+    const kd_gpu_build_profile *p = &g->profile;
+    printf("  %-26s %12.3f ms  (%.2f M triangles/s; host wall)\n", "build", p->build_ms,
+           p->build_ms > 0.0 ? triangles / (p->build_ms * 1e3) : 0.0);
+    printf("  %-26s %12.3f ms  (%.2f M triangles/s; it also loads the kernels and sizes the buffers)\n",
+           "first build", g->first_build_ms, g->first_build_ms > 0.0 ? triangles / (g->first_build_ms * 1e3) : 0.0);
+    printf("  %-26s %12.1f MiB (%llu bytes, %.0f per triangle; the most the builder held in any build)\n",
+           "peak device memory", (double)p->peak_device_bytes / (1024.0 * 1024.0),
+           (unsigned long long)p->peak_device_bytes, per_triangle(p->peak_device_bytes, triangles));
+}
+
+static void print_gpu_profile(const gpu_report *g, uint32_t triangles)
+{
+    const kd_gpu_build_profile *p = &g->profile;
     printf("in-build profile (CUDA events; medians over the timed builds, field by field)\n");
-    printf("  %-26s %12.3f ms\n", "build (host wall)", p->build_ms);
+    print_first_and_peak(g, triangles);
     for (int i = 0; i < KD_GPU_NUM_STAGES; i++)
         printf("  %-26s %12.3f ms\n", kd_gpu_stage_name((kd_gpu_stage)i), p->stage_ms[i]);
     for (int i = 0; i < KD_GPU_NUM_STEPS; i++)
@@ -172,7 +198,7 @@ void kd_build_print_report(const build_options *o, const build_result *r)
     print_header(o, r);
     kd_tree_stats_print(stdout, &r->stats, &r->timing);
     if (r->on_gpu && r->gpu.opts.profile)
-        print_gpu_profile(&r->gpu.profile);
+        print_gpu_profile(&r->gpu, r->mesh.num_triangles);
     if (o->save_path)
         printf("saved %s\n", o->save_path);
 }

@@ -7,6 +7,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "obj_loader.h"
+#include "render_scene.h"
 
 static const char k_cmd[] = "info";
 
@@ -119,8 +120,10 @@ int kd_cmd_info(int argc, char **argv)
     kd_mesh mesh;
     kd_obj_file_info info;
     kd_error err;
+    kd_cli_progress progress;
+    kd_cli_progress_init(&progress, k_cmd, false);
     double start = seconds_now();
-    kd_status st = kd_obj_load_file_ex(scene, &mesh, &info, &err);
+    kd_status st = kd_scene_load_mesh(scene, &mesh, &info, &progress, &err);
     double seconds = seconds_now() - start;
     if (st) {
         kd_cli_error(k_cmd, "%s", err.message);

@@ -28,6 +28,7 @@ typedef struct render_args {
     int threads;
     bool quiet;
     int device; /* kd_cli_device as asked for; resolved to cpu or gpu in kd_cmd_render */
+    uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
 } render_args;
 
 /* ---- Options ------------------------------------------------------------------ */
@@ -71,6 +72,7 @@ static int parse_image(const char *command, int argc, char **argv, int *i, void 
 static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
     KD_CLI_DEVICE_OPTION(ARG(device), "; gpu without a device fails"),
+    KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), 0),
     {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree),
      .help = "use a saved tree ('scankd build --save') instead of building; it must have been "
              "built over this very scene (the file records the mesh's fingerprint)"},
@@ -307,14 +309,13 @@ static kd_status write_images(const kd_render_buffers *buf, FILE *report, const 
 /* Casts the rays into buf and reports: the text line, the images, the JSON. */
 static kd_status cast_and_report(const render_args *args, const kd_scene *scene, const kd_camera *cam,
                                  const written_images *images, kd_render_buffers *buf, FILE *report,
-                                 kd_error *err)
+                                 kd_cli_progress *progress, kd_error *err)
 {
     const int threads = args->threads > 0 ? args->threads : kd_parallel_num_cores();
     kd_render_stats stats;
-    kd_cli_progress progress;
-    kd_cli_progress_start(&progress, args->label, "casting rays, tiles", args->quiet);
-    kd_status st = cast_rays(args, scene, cam, &progress, buf, &stats, err);
-    kd_cli_progress_end(&progress);
+    kd_cli_progress_begin(progress, "casting rays", "tiles");
+    kd_status st = cast_rays(args, scene, cam, progress, buf, &stats, err);
+    kd_cli_progress_end(progress);
     if (st)
         return st;
     if (report)
@@ -364,15 +365,18 @@ int kd_cmd_render_as(const char *label, int argc, char **argv)
 
     kd_scene scene;
     kd_camera cam;
+    kd_cli_progress progress;
+    kd_cli_progress_init(&progress, label, args.quiet);
     const kd_cli_scene_args scene_args = {args.scene, args.tree, args.force_tree, args.threads,
-                                          (kd_cli_device)args.device, &args.camera, KD_RENDER_DEFAULT_SIZE};
+                                          (kd_cli_device)args.device, &args.camera, KD_RENDER_DEFAULT_SIZE,
+                                          args.device_memory_limit, &progress};
     if ((code = kd_cli_scene_and_camera(label, &scene_args, report, &scene, &cam)) >= 0)
         return code;
     kd_error err;
     kd_render_buffers buf;
     code = KD_EXIT_FAILURE;
     if (kd_render_buffers_alloc(&buf, cam.width, cam.height, &err) == KD_OK) {
-        if (cast_and_report(&args, &scene, &cam, &images, &buf, report, &err) == KD_OK)
+        if (cast_and_report(&args, &scene, &cam, &images, &buf, report, &progress, &err) == KD_OK)
             code = KD_EXIT_OK;
         kd_render_buffers_free(&buf);
     }

@@ -1,11 +1,9 @@
 #include "cmd_render_common.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "cpu_build.h"
 #include "cuda_status.h"
-#include "obj_loader.h"
 #include "tree_io.h"
 #include "tree_stats.h"
 
@@ -61,12 +59,13 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
     return KD_EXIT_OK;
 }
 
-bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms)
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, kd_mesh *mesh,
+                      double *load_ms)
 {
     kd_error err;
     memset(mesh, 0, sizeof *mesh);
     double t0 = kd_build_now_ms();
-    if (kd_obj_load_file(obj_path, mesh, &err)) {
+    if (kd_scene_load_mesh(obj_path, mesh, NULL, progress, &err)) {
         kd_cli_error(command, "%s", err.message);
         return false;
     }
@@ -98,7 +97,8 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FIL
         return KD_EXIT_FAILURE;
     }
     kd_scene_request req = {.obj_path = a->scene, .tree_path = a->tree, .force_tree = a->force_tree,
-                            .builder = a->device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU};
+                            .builder = a->device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU,
+                            .max_device_bytes = a->max_device_bytes, .progress = a->progress};
     kd_build_params_default(&req.params);
     req.params.num_threads = a->threads;
     if (kd_scene_prepare(scene, &req, &err)) {
@@ -128,40 +128,6 @@ kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launc
     st = kd_gpu_render(gpu_scene, cam, launches, buf, stats, err);
     kd_gpu_scene_destroy(gpu_scene);
     return st;
-}
-
-void kd_cli_progress_start(kd_cli_progress *p, const char *command, const char *what, bool quiet)
-{
-    p->command = command;
-    p->what = what;
-    p->start = kd_render_now();
-    p->last_draw = 0.0;
-    p->enabled = !quiet && isatty(fileno(stderr));
-    p->drawn = false;
-}
-
-void kd_cli_progress_update(void *ctx, size_t done, size_t total)
-{
-    kd_cli_progress *p = ctx;
-    if (!p->enabled || total == 0)
-        return;
-    double now = kd_render_now();
-    if (now - p->start < 1.0 || now - p->last_draw < 0.1)
-        return;
-    p->last_draw = now;
-    p->drawn = true;
-    fprintf(stderr, "\rscankd %s: %s %3.0f%% (%zu/%zu)", p->command, p->what,
-            100.0 * (double)done / (double)total, done, total);
-    fflush(stderr);
-}
-
-void kd_cli_progress_end(kd_cli_progress *p)
-{
-    if (p->drawn) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-    }
-    p->drawn = false;
 }
 
 void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, const kd_scene *scene)

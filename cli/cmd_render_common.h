@@ -11,6 +11,7 @@
 
 #include "camera.h"
 #include "cli_options.h"
+#include "cli_progress.h"
 #include "cli_util.h"
 #include "cpu_render.h"
 #include "gpu_render.h"
@@ -63,9 +64,20 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
     {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "WxH", .offset = (at),                    \
      .parse = kd_cli_camera_option, .help = (size_help)}
 
+/* The --device-memory-limit row of an option table (a uint64_t at offset
+ * `at`; 0: no limit), with the flags of the command's GPU-only options. */
+#define KD_CLI_MEMORY_LIMIT_OPTION(at, option_flags)                                               \
+    {.kind = KD_CLI_BYTES, .name = "--device-memory-limit", .metavar = "BYTES", .offset = (at),     \
+     .flags = (option_flags),                                                                     \
+     .help = "the GPU builder holds at most BYTES of device memory (K, M, G, T: powers of 1024, "  \
+             "e.g. 80G); a build that needs more fails, saying how much it needs (default: none "  \
+             "but the device's)"}
+
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
- * milliseconds). On failure prints "scankd <command>: why" and returns false. */
-bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_mesh *mesh, double *load_ms);
+ * milliseconds), with a progress line (progress may be NULL). On failure
+ * prints "scankd <command>: why" and returns false. */
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, kd_mesh *mesh,
+                      double *load_ms);
 
 /* What kd_cli_scene_and_camera prepares. */
 typedef struct kd_cli_scene_args {
@@ -75,6 +87,8 @@ typedef struct kd_cli_scene_args {
     kd_cli_device device;      /* resolved: where to build */
     const kd_camera_request *camera;
     int default_size;          /* square, unless asked otherwise */
+    uint64_t max_device_bytes; /* --device-memory-limit; 0: none */
+    kd_cli_progress *progress; /* the loading and building steps' line, or NULL */
 } kd_cli_scene_args;
 
 /* Loads the scene and builds its tree on the resolved device (or loads the
@@ -99,20 +113,6 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *args, 
  * warm-up) and frees the upload. */
 kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launches,
                           kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
-
-/* A one-line progress meter on stderr: shown only when stderr is a terminal,
- * not quiet, and the work has run for over a second; redrawn at most ten
- * times a second; erased at the end. */
-typedef struct kd_cli_progress {
-    const char *command, *what;
-    double start, last_draw;
-    bool enabled, drawn;
-} kd_cli_progress;
-
-void kd_cli_progress_start(kd_cli_progress *p, const char *command, const char *what, bool quiet);
-/* Matches kd_render_progress_fn and kd_verify_progress_fn (ctx: the meter). */
-void kd_cli_progress_update(void *ctx, size_t done, size_t total);
-void kd_cli_progress_end(kd_cli_progress *p);
 
 /* "scene ..." and "tree ..." lines of the text report. */
 void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, const kd_scene *scene);

@@ -50,7 +50,7 @@ static const kd_cli_option k_options[] = {
      .parse = kd_cli_sah_constants_option,
      .help = "constants of the SAH cost (1,5,0.5); the empty bonus e is recorded, never applied to "
              "the cost"},
-    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no statistics block"},
+    {.kind = KD_CLI_FLAG, .name = "--quiet", .offset = ARG(quiet), .help = "no progress line and no statistics block"},
 };
 
 #undef ARG
@@ -112,12 +112,17 @@ static bool load_both(const stats_options *o, kd_mesh *mesh, double *load_ms, kd
         kd_cli_error(k_cmd, "%s", err.message);
         return false;
     }
-    if (!kd_cli_load_mesh(k_cmd, o->scene, mesh, load_ms))
+    kd_cli_progress progress;
+    kd_cli_progress_init(&progress, k_cmd, o->quiet);
+    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, mesh, load_ms))
         return false;
     double t0 = kd_build_now_ms();
     char warning[KD_ERROR_MESSAGE_BYTES];
-    if (kd_scene_load_tree(o->tree_path, o->scene, mesh, o->force_tree, tree, origin, warning, sizeof warning,
-                           &err)) {
+    kd_cli_progress_begin(&progress, "reading the tree", NULL);
+    kd_status st = kd_scene_load_tree(o->tree_path, o->scene, mesh, o->force_tree, tree, origin, warning,
+                                      sizeof warning, &err);
+    kd_cli_progress_end(&progress);
+    if (st) {
         kd_cli_error(k_cmd, "%s", err.message);
         kd_mesh_free(mesh);
         return false;

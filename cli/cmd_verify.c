@@ -122,6 +122,7 @@ typedef struct verify_run {
     uint8_t *mismatch;     /* per ray */
     kd_image shaded, marked;
     verify_result r;
+    kd_cli_progress progress; /* the line of the long steps */
 } verify_run;
 
 static void verify_free(verify_run *v)
@@ -165,8 +166,9 @@ static int prepare(verify_run *v)
             a->camera.height = v->reference.height;
         }
     }
+    kd_cli_progress_init(&v->progress, a->label, a->quiet);
     const kd_cli_scene_args scene_args = {a->scene, a->tree, a->force_tree, a->threads, device, &a->camera,
-                                          KD_VERIFY_DEFAULT_SIZE};
+                                          KD_VERIFY_DEFAULT_SIZE, a->device_memory_limit, &v->progress};
     code = kd_cli_scene_and_camera(a->label, &scene_args, v->report, &v->scene, &v->cam);
     if (code >= 0) {
         kd_image_free(&v->reference);
@@ -198,23 +200,26 @@ static kd_status check_rays(verify_run *v, kd_error *err)
     v->mismatch = calloc(num_rays + 1, 1);
     if (!v->mismatch)
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
-    kd_cli_progress progress;
-    kd_cli_progress_start(&progress, a->label, "checking rays", a->quiet);
+    kd_cli_progress_begin(&v->progress, "checking rays", "rays");
     kd_status st = kd_verify_rays(&trace, v->set.rays, num_rays, a->tolerance, a->threads,
-                                  kd_cli_progress_update, &progress, v->mismatch, NULL, &r->rays, err);
-    kd_cli_progress_end(&progress);
+                                  kd_cli_progress_update, &v->progress, v->mismatch, NULL, &r->rays, err);
+    kd_cli_progress_end(&v->progress);
     if (st)
         return st;
     r->rays_run = true;
     /* A run in which no ray hit anything compared nothing: it does not pass. */
     r->nothing_hit = r->rays.num_ref_hits == 0;
     r->rays_pass = r->rays.num_mismatches == 0 && !r->nothing_hit;
-    if (v->gpu && (st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err)))
-        return st;
-    if (a->output || a->compare)
-        return verification_image(&trace, &v->cam, &v->set, v->mismatch, a->threads, &v->shaded, &v->marked,
-                                  err);
-    return KD_OK;
+    if (v->gpu) {
+        kd_cli_progress_begin(&v->progress, "casting the camera on the GPU and the CPU", NULL);
+        st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err);
+    }
+    if (!st && (a->output || a->compare)) {
+        kd_cli_progress_begin(&v->progress, "drawing the verification image", NULL);
+        st = verification_image(&trace, &v->cam, &v->set, v->mismatch, a->threads, &v->shaded, &v->marked, err);
+    }
+    kd_cli_progress_end(&v->progress);
+    return st;
 }
 
 /* (c): the shaded render against --compare's image. */
@@ -243,7 +248,10 @@ static kd_status run_checks(verify_run *v, kd_error *err)
     const verify_args *a = &v->a;
     verify_result *r = &v->r;
     const uint32_t n = v->scene.mesh.num_triangles;
-    kd_status st = kd_verify_invariants(&v->scene.tree, v->scene.tri_verts, n, a->threads, &r->inv, err);
+    kd_cli_progress_begin(&v->progress, "checking the invariants", NULL);
+    kd_status st = kd_verify_invariants_progress(&v->scene.tree, v->scene.tri_verts, n, a->threads,
+                                                 kd_cli_progress_update, &v->progress, &r->inv, err);
+    kd_cli_progress_end(&v->progress);
     if (st)
         return st;
     r->invariants_pass = kd_invariant_report_total(&r->inv) == 0;

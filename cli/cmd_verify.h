@@ -38,6 +38,7 @@ typedef struct verify_args {
     int threads;
     bool quiet;
     int device;           /* kd_cli_device as asked for; resolved to cpu or gpu */
+    uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
 } verify_args;
 
 /* The rays checked: camera rays (through every pixel, or through sampled

@@ -50,6 +50,7 @@ static void set_defaults(void *args)
 static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_POSITIONAL, .metavar = "scene", .offset = ARG(scene)},
     KD_CLI_DEVICE_OPTION(ARG(device), "; where the tree is built; gpu also checks GPU hits; gpu without a device fails"),
+    KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), 0),
     {.kind = KD_CLI_STRING, .name = "--tree", .metavar = "FILE", .offset = ARG(tree),
      .help = "verify this saved tree instead of building one; it must have been built over this very "
              "scene (the file records the mesh's fingerprint)"},

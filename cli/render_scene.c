@@ -7,7 +7,6 @@
 #include "cpu_build.h"
 #include "cpu_render.h"
 #include "gpu_build.h"
-#include "obj_loader.h"
 #include "tree_io.h"
 
 void kd_scene_free(kd_scene *scene)
@@ -24,18 +23,32 @@ uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
                                   opts->small_node_threshold, opts->sah_bins, kd_gpu_build_empty_space(opts));
 }
 
-/* Builds scene->tree over scene->mesh with the chosen builder and records
- * its origin. */
-static kd_status build_tree(kd_scene *scene, const kd_build_params *params,
-                            kd_scene_builder builder, kd_error *err)
+kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_obj_file_info *info, kd_cli_progress *progress,
+                             kd_error *err)
 {
-    if (builder == KD_SCENE_BUILD_CPU) {
+    char what[96], name[64];
+    kd_scene_name(path, name, sizeof name);
+    snprintf(what, sizeof what, "loading %s", name);
+    kd_cli_progress_begin(progress, what, NULL);
+    kd_status st = kd_obj_load_file_progress(path, mesh, info, kd_cli_progress_update, progress, err);
+    kd_cli_progress_end(progress);
+    return st;
+}
+
+/* Builds scene->tree over scene->mesh with the builder asked for and records
+ * its origin. */
+static kd_status build_tree(kd_scene *scene, const kd_scene_request *req, kd_error *err)
+{
+    const kd_build_params *params = &req->params;
+    if (req->builder == KD_SCENE_BUILD_CPU) {
         kd_tree_origin_init(&scene->origin, &scene->mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(params));
-        return kd_build_cpu(&scene->mesh, params, &scene->tree, &scene->timing, err);
+        return kd_build_cpu_progress(&scene->mesh, params, kd_cli_progress_update, req->progress, &scene->tree,
+                                     &scene->timing, err);
     }
     kd_gpu_build_options opts;
     kd_gpu_build_options_default(&opts);
     opts.params = *params;
+    opts.max_device_bytes = (size_t)req->max_device_bytes;
     kd_tree_origin_init(&scene->origin, &scene->mesh, KD_TREE_BUILDER_GPU, kd_scene_gpu_rules_hash(&opts));
     kd_gpu_build_profile profile;
     kd_status st = kd_build_gpu(&scene->mesh, &opts, &scene->tree, &profile, err);
@@ -71,7 +84,7 @@ kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_erro
     memset(scene, 0, sizeof *scene);
     scene->builder = req->builder;
     double start = kd_render_now();
-    kd_status st = kd_obj_load_file(req->obj_path, &scene->mesh, err);
+    kd_status st = kd_scene_load_mesh(req->obj_path, &scene->mesh, NULL, req->progress, err);
     if (st)
         return st;
     scene->load_seconds = kd_render_now() - start;
@@ -80,11 +93,17 @@ kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_erro
     start = kd_render_now();
     if (!st && req->tree_path) {
         scene->tree_from_file = true;
+        kd_cli_progress_begin(req->progress, "reading the tree", NULL);
         st = kd_scene_load_tree(req->tree_path, req->obj_path, &scene->mesh, req->force_tree, &scene->tree,
                                 &scene->origin, scene->warning, sizeof scene->warning, err);
     } else if (!st) {
-        st = build_tree(scene, &req->params, req->builder, err);
+        kd_cli_progress_begin(req->progress,
+                              req->builder == KD_SCENE_BUILD_GPU ? "building the tree on the GPU"
+                                                                 : "building the tree",
+                              NULL);
+        st = build_tree(scene, req, err);
     }
+    kd_cli_progress_end(req->progress);
     if (st) {
         kd_scene_free(scene);
         return st;

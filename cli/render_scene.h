@@ -8,9 +8,11 @@
 
 #include <stdbool.h>
 
+#include "cli_progress.h"
 #include "kd_build.h"
 #include "gpu_build.h"
 #include "kd_trace.h"
+#include "obj_loader.h"
 #include "tree_io.h"
 
 /* Which builder makes the tree when no tree file is given. */
@@ -38,10 +40,18 @@ typedef struct kd_scene_request {
     kd_build_params params;     /* of a build */
     kd_scene_builder builder;   /* KD_SCENE_BUILD_GPU: kd_build_gpu with its default options
                                    and params as the build rules; fails without a CUDA device */
+    uint64_t max_device_bytes;  /* the GPU builder's memory cap; 0: none */
+    kd_cli_progress *progress;  /* the steps' progress line, or NULL */
 } kd_scene_request;
 
-/* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree.
- * On failure *scene is left freed. */
+/* Loads a scene's mesh, with its file's sizes (info may be NULL) and the
+ * step's progress line ("loading NAME"; progress may be NULL): the one place
+ * the commands load a mesh. */
+kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_obj_file_info *info, kd_cli_progress *progress,
+                             kd_error *err);
+
+/* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree,
+ * each a step of req->progress. On failure *scene is left freed. */
 kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_error *err);
 void kd_scene_free(kd_scene *scene);
 

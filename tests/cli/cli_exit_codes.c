@@ -17,6 +17,34 @@ static void expect(const char *const *args, int want_code, const char *want_out,
         CHECK_MSG(strstr(g_run.err, want_err) != NULL, "%s: stderr lacks '%s': %s", what, want_err, g_run.err);
 }
 
+/* --device-memory-limit BYTES on every command that builds on the GPU: a
+ * size with a suffix, listed in the help; refused with --device cpu where
+ * the command refuses GPU-only options. With a GPU, a build that does not
+ * fit the limit fails, saying what it needs. */
+static void test_memory_limit(void)
+{
+    static const char *const commands[] = {"build", "bench", "render", "verify"};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        expect((const char *[]){commands[i], "--help", NULL}, 0, "--device-memory-limit BYTES", NULL);
+        expect((const char *[]){commands[i], "scene.obj", "--device-memory-limit", "80Q", NULL}, 2, NULL,
+               "a size in bytes, such as 512M or 80G");
+        expect((const char *[]){commands[i], "scene.obj", "--device-memory-limit", NULL}, 2, NULL,
+               "option --device-memory-limit needs a value");
+    }
+    expect((const char *[]){"build", "scene.obj", "--device", "cpu", "--device-memory-limit", "80G", NULL}, 2, NULL,
+           "--device-memory-limit applies to the GPU builder only");
+    if (!kd_test_cli_have_gpu())
+        return;
+    char scene[512];
+    kd_test_project_scene("cornell_box.obj", scene, sizeof scene);
+    expect((const char *[]){"build", scene, "--device", "gpu", "--device-memory-limit", "1K", NULL}, 1, NULL,
+           "GPU build needs");
+    expect((const char *[]){"render", scene, "--device", "gpu", "--device-memory-limit", "1K", "-o", "-", NULL}, 1,
+           NULL, "GPU build needs");
+    expect((const char *[]){"build", scene, "--device", "gpu", "--device-memory-limit", "1G", "--profile", NULL},
+           0, "peak device memory", NULL);
+}
+
 int main(void)
 {
     expect((const char *[]){"--help", NULL}, 0, "usage: scankd", NULL);
@@ -51,5 +79,6 @@ int main(void)
            "--warmup takes an integer 0..100, not '101'");
     expect((const char *[]){"build", "scene.obj", "--device", "cpu", "--warmup", "1", NULL}, 2, NULL,
            "--warmup applies to the GPU builder only");
+    test_memory_limit();
     return kd_test_finish("cli_exit_codes");
 }
