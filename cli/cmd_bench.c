@@ -16,7 +16,7 @@
 #include "gpu_build.h"
 #include "gpu_render.h"
 #include "kd_median.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "render_scene.h"
 #include "tree_stats.h"
 
@@ -374,7 +374,7 @@ static kd_status bench_scene(const bench_args *a, const char *path, bench_row *r
     kd_mesh mesh = {0};
     kd_tree cpu_tree = {0}, gpu_tree = {0};
     double t0 = kd_build_now_ms();
-    kd_status st = kd_obj_load_file(path, &mesh, err);
+    kd_status st = kd_mesh_load_file(path, &mesh, NULL, err);
     bench_row base = {0};
     base.load_ms = kd_build_now_ms() - t0;
     kd_camera cam;

@@ -6,7 +6,7 @@
 #include "cli_options.h"
 #include "cli_util.h"
 #include "commands.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 
 static const char k_cmd[] = "info";
 
@@ -47,7 +47,7 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_obj_file_info *info,
+static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_mesh_load_info *info,
                        const kd_aabb *box, double seconds)
 {
     kd_json json;
@@ -81,14 +81,15 @@ static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_
     kd_json_end_object(&json);
 }
 
-static void print_report(const char *path, const kd_mesh *mesh, const kd_obj_file_info *info,
+static void print_report(const char *path, const kd_mesh *mesh, const kd_mesh_load_info *info,
                          const kd_aabb *box, double seconds)
 {
     uint64_t dropped = mesh->num_dropped_nonfinite + mesh->num_dropped_zero_area;
     printf("scene           %s\n", path);
     if (info->compressed)
-        printf("file size       %llu bytes gzip-compressed, %llu bytes of OBJ text\n",
-               (unsigned long long)info->file_bytes, (unsigned long long)info->text_bytes);
+        printf("file size       %llu bytes gzip-compressed, %llu bytes of %s data\n",
+               (unsigned long long)info->file_bytes, (unsigned long long)info->text_bytes,
+               kd_mesh_format_name(info->format));
     else
         printf("file size       %llu bytes\n", (unsigned long long)info->file_bytes);
     printf("vertices        %u\n", mesh->num_vertices);
@@ -117,11 +118,13 @@ int kd_cmd_info(int argc, char **argv)
     if (!kd_cli_check_outputs(k_cmd, &json_path, 1))
         return KD_EXIT_FAILURE;
     kd_mesh mesh;
-    kd_obj_file_info info;
+    kd_mesh_load_info info;
     kd_error err;
     double start = seconds_now();
-    kd_status st = kd_obj_load_file_ex(scene, &mesh, &info, &err);
+    kd_status st = kd_mesh_load_file(scene, &mesh, &info, &err);
     double seconds = seconds_now() - start;
+    if (info.warning[0])
+        kd_cli_error(k_cmd, "warning: %s", info.warning);
     if (st) {
         kd_cli_error(k_cmd, "%s", err.message);
         return KD_EXIT_FAILURE;

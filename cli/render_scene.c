@@ -7,7 +7,7 @@
 #include "cpu_build.h"
 #include "cpu_render.h"
 #include "gpu_build.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "tree_io.h"
 
 void kd_scene_free(kd_scene *scene)
@@ -71,7 +71,7 @@ kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_erro
     memset(scene, 0, sizeof *scene);
     scene->builder = req->builder;
     double start = kd_render_now();
-    kd_status st = kd_obj_load_file(req->obj_path, &scene->mesh, err);
+    kd_status st = kd_mesh_load_file(req->obj_path, &scene->mesh, &scene->load_info, err);
     if (st)
         return st;
     scene->load_seconds = kd_render_now() - start;

@@ -11,6 +11,7 @@
 #include "kd_build.h"
 #include "gpu_build.h"
 #include "kd_trace.h"
+#include "mesh_load.h"
 #include "tree_io.h"
 
 /* Which builder makes the tree when no tree file is given. */
@@ -28,6 +29,7 @@ typedef struct kd_scene {
     double tree_seconds;        /* building, or loading the tree file */
     kd_build_timing timing;     /* of the build (zeroed for a loaded tree) */
     char warning[KD_ERROR_MESSAGE_BYTES]; /* why --force-tree was needed, or empty */
+    kd_mesh_load_info load_info; /* file sizes and the loader's warning */
 } kd_scene;
 
 /* What to prepare. */
