@@ -14,10 +14,10 @@ static void print_about(FILE *f)
 {
     fprintf(f, "usage: scankd info SCENE.obj [--json FILE|-]\n"
                "\n"
-               "Loads an OBJ scene (.obj, or gzip-compressed .obj.gz) and prints its vertices,\n"
-               "triangles, faces read, triangles dropped (NaN/infinite coordinates, exactly zero\n"
-               "area), bounds, file size, load time and load speed (MB/s of OBJ text, 1 MB =\n"
-               "10^6 bytes).\n");
+               "Loads an OBJ or PLY scene (either may be gzip-compressed) and prints its\n"
+               "vertices, triangles, faces read, triangles dropped (NaN/infinite coordinates,\n"
+               "exactly zero area), bounds, file size, load time and load speed (MB/s of the\n"
+               "decompressed file, 1 MB = 10^6 bytes).\n");
 }
 
 typedef struct info_args {
