@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "kd_mesh.h"
 
 /* Trees over more triangles are loaded and measured, not traced. */
 enum { FUZZ_TREE_MAX_TRIANGLES = 256 };
@@ -34,6 +37,21 @@ static inline float *fuzz_tree_mesh(uint32_t n)
             }
     }
     return v;
+}
+
+/* The mesh over those triangles: 3 vertices each, in order (indices malloc'ed,
+ * positions borrowed). */
+static inline kd_mesh fuzz_tree_as_mesh(float *tri_verts, uint32_t n)
+{
+    kd_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    mesh.positions = tri_verts;
+    mesh.num_vertices = 3 * n;
+    mesh.num_triangles = n;
+    mesh.indices = malloc(3 * sizeof(uint32_t) * (n ? n : 1));
+    for (uint32_t i = 0; i < 3 * n; i++)
+        mesh.indices[i] = i;
+    return mesh;
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* Writes the seed corpus of the tree fuzz target: trees the CPU builder makes over
- * fuzz_tree_mesh() of several sizes, each file after the mode byte 1 (checksum
- * recomputed). Usage: fuzz_tree_seeds OUT_FOLDER */
+ * fuzz_tree_mesh() of several sizes, each file (version 2, with the mesh's
+ * fingerprint) after the mode byte 1 (checksums recomputed). Usage:
+ * fuzz_tree_seeds OUT_FOLDER */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,7 @@
 static int write_seed(const char *folder, uint32_t n, int max_depth)
 {
     float *tri_verts = fuzz_tree_mesh(n);
-    kd_mesh mesh = {0};
-    mesh.num_vertices = 3 * n;
-    mesh.num_triangles = n;
-    mesh.positions = tri_verts;
-    mesh.indices = malloc(3 * sizeof(uint32_t) * n);
-    for (uint32_t i = 0; i < 3 * n; i++)
-        mesh.indices[i] = i;
+    kd_mesh mesh = fuzz_tree_as_mesh(tri_verts, n);
     kd_build_params params;
     kd_build_params_default(&params);
     params.num_threads = 1;
@@ -33,7 +28,10 @@ static int write_seed(const char *folder, uint32_t n, int max_depth)
     else
         snprintf(seed_path, sizeof seed_path, "%s/tree_%u_depth%d", folder, n, max_depth);
     int rc = 1;
-    if (kd_build_cpu(&mesh, &params, &tree, NULL, &err) == KD_OK && kd_tree_save(&tree, kd_path, &err) == KD_OK) {
+    kd_tree_origin origin;
+    kd_tree_origin_init(&origin, &mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(&params));
+    if (kd_build_cpu(&mesh, &params, &tree, NULL, &err) == KD_OK &&
+        kd_tree_save(&tree, &origin, kd_path, &err) == KD_OK) {
         FILE *in = fopen(kd_path, "rb"), *out = fopen(seed_path, "wb");
         int c;
         if (in && out) {
