@@ -18,7 +18,8 @@ static void print_about(FILE *f)
                "Loads SCENE (OBJ or PLY, plain or gzip-compressed) and writes its triangles to\n"
                "OUT: the vertices as read, and the triangles the loader keeps (polygons\n"
                "fan-triangulated, degenerate triangles dropped), so that OUT loads to the same\n"
-               "mesh. The format follows OUT's name (.ply: binary little-endian) unless given.\n");
+               "mesh. The format follows OUT's name (.ply: binary little-endian) unless given;\n"
+               "OUT '-' writes to stdout. OUT is checked before the scene is loaded.\n");
 }
 
 typedef struct convert_args {
@@ -73,6 +74,8 @@ int kd_cmd_convert(int argc, char **argv)
         else if (!kd_mesh_name_ends_with(args.out, ".ply"))
             return kd_cli_usage_error(k_cmd, "%s: name it .ply or .obj, or give --format", args.out);
     }
+    if (!kd_cli_check_outputs(k_cmd, (const char *const[]){args.out}, 1))
+        return KD_EXIT_FAILURE;
     kd_mesh mesh;
     kd_mesh_load_info info;
     kd_error err;
@@ -86,7 +89,7 @@ int kd_cmd_convert(int argc, char **argv)
         kd_mesh_free(&mesh);
         return KD_EXIT_FAILURE;
     }
-    if (strcmp(args.out, "-") != 0)
+    if (!kd_cli_is_stdout(args.out))
         printf("%s: %u vertices, %u triangles (%s)\n", args.out, mesh.num_vertices, mesh.num_triangles,
                k_formats[args.format]);
     kd_mesh_free(&mesh);

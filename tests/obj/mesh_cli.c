@@ -42,6 +42,14 @@ static void test_convert(const char *scene)
     kd_test_tmp_path("mesh_cli_missing.obj", out, sizeof out);
     run((const char *[]){"convert", out, "x.ply", NULL}, 1);
     CHECK_MSG(strstr(g_run.err, "cannot open") != NULL, "%s", g_run.err);
+    /* An output that cannot be written fails before the scene is read. */
+    char blocked[600];
+    snprintf(blocked, sizeof blocked, "%s/x.ply", scene); /* under a file, not a folder */
+    run((const char *[]){"convert", out, blocked, NULL}, 1);
+    CHECK_MSG(strstr(g_run.err, "cannot write") && !strstr(g_run.err, "cannot open"), "%s", g_run.err);
+    /* '-' is stdout, carrying the PLY alone. */
+    run((const char *[]){"convert", scene, "-", "--format", "ply-ascii", NULL}, 0);
+    CHECK_MSG(strncmp(g_run.out, "ply\nformat ascii 1.0\n", 21) == 0, "%s", g_run.out);
 }
 
 static void test_info_messages(const char *scene)
