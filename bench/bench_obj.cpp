@@ -2,8 +2,11 @@
 // one core. Compressed scenes are decompressed to a temporary file first, so both
 // loaders read the same plain bytes from the page cache; each loader runs once as a
 // warm-up, then the two alternate for the timed repeats and the median is reported.
+// One more, untimed load by each in a fresh process gives the peak of resident
+// memory a load takes (VmHWM of a process that loaded the file once).
 #include <dirent.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,7 +23,7 @@
 #include <zlib.h>
 #endif
 
-#include "obj_loader.h"
+#include "mesh_load.h"
 
 namespace {
 
@@ -38,6 +41,7 @@ struct Row {
     uint64_t triangles = 0;
     uint64_t tiny_triangles = 0;
     double scankd_s = 0, tiny_s = 0;
+    double scankd_peak_mb = -1, tiny_peak_mb = -1; // -1: not measured
 };
 
 void usage(FILE *f)
@@ -48,7 +52,8 @@ void usage(FILE *f)
                  "Times scankd's OBJ loader and tinyobjloader on each FILE (.obj or .obj.gz;\n"
                  "default: every OBJ scene in DIR, default %s).\n"
                  "Median of N timed runs (default 7) after one warm-up run of each loader, on\n"
-                 "one core (pinned unless --no-pin). MB = 10^6 bytes of OBJ text.\n",
+                 "one core (pinned unless --no-pin). MB = 10^6 bytes of OBJ text. Peak: the peak\n"
+                 "resident memory (MB) of a fresh process that loads the file once.\n",
                  KD_BENCH_SCENES_DIR);
 }
 
@@ -135,7 +140,7 @@ bool run_scankd(const std::string &path, uint64_t *triangles, double *seconds)
     kd_mesh mesh;
     kd_error err;
     double start = now_s();
-    kd_status st = kd_obj_load_file(path.c_str(), &mesh, &err);
+    kd_status st = kd_mesh_load_file(path.c_str(), &mesh, nullptr, &err);
     *seconds = now_s() - start;
     if (st != KD_OK) {
         std::fprintf(stderr, "bench_obj: scankd: %s\n", err.message);
@@ -168,6 +173,58 @@ bool run_tiny(const std::string &path, const std::string &mtl_dir, uint64_t *tri
     return true;
 }
 
+// A line of /proc/self/status in kB ("VmRSS:", "VmHWM:"); -1 if absent.
+long status_kb(const char *key)
+{
+    FILE *f = std::fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long kb = -1;
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, key, std::strlen(key)) == 0)
+            kb = std::atol(line + std::strlen(key));
+    std::fclose(f);
+    return kb;
+}
+
+// The peak resident memory, in MB, of a fresh process (this program again, with
+// --peak) that loads path once with one loader; -1 when it fails. A fresh process,
+// because memory an allocator keeps after a free hides what a later load takes.
+double fresh_peak_mb(const char *loader, const std::string &path, const std::string &mtl_dir)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execl("/proc/self/exe", "bench_obj", "--peak", loader, path.c_str(), mtl_dir.c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    close(fds[1]);
+    char text[64] = {0};
+    ssize_t got = pid > 0 ? read(fds[0], text, sizeof text - 1) : -1;
+    close(fds[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    long kb = got > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? std::atol(text) : -1;
+    return kb > 0 ? (double)kb * 1024.0 / 1e6 : -1;
+}
+
+// --peak LOADER PATH MTL_DIR: loads once and prints the process's peak resident kB.
+int peak_main(const char *loader, const char *path, const char *mtl_dir)
+{
+    uint64_t n;
+    double s;
+    bool ok = std::strcmp(loader, "scankd") == 0 ? run_scankd(path, &n, &s) : run_tiny(path, mtl_dir, &n, &s);
+    std::printf("%ld\n", status_kb("VmHWM:"));
+    return ok ? 0 : 1;
+}
+
 bool bench_file(const std::string &path, const Options &opt, Row *row)
 {
     std::string plain = path, temp;
@@ -196,6 +253,10 @@ bool bench_file(const std::string &path, const Options &opt, Row *row)
         ours.push_back(s);
         ok = ok && run_tiny(plain, mtl_dir, &n, &s);
         theirs.push_back(s);
+    }
+    if (ok) {
+        row->scankd_peak_mb = fresh_peak_mb("scankd", plain, mtl_dir);
+        row->tiny_peak_mb = fresh_peak_mb("tinyobj", plain, mtl_dir);
     }
     if (!temp.empty())
         unlink(temp.c_str());
@@ -248,6 +309,8 @@ std::vector<std::string> default_files(const std::string &dir)
 int main(int argc, char **argv)
 {
     Options opt;
+    if (argc == 5 && std::strcmp(argv[1], "--peak") == 0)
+        return peak_main(argv[2], argv[3], argv[4]);
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -295,13 +358,15 @@ int main(int argc, char **argv)
     std::fprintf(info, "bench_obj: %s; median of %d runs after 1 warm-up; one core%s\n",
                  cpu_model().c_str(), opt.repeats, opt.pin ? " (pinned)" : "");
     if (opt.csv)
-        std::printf("file,mb,triangles,scankd_ms,scankd_mb_s,tinyobj_ms,tinyobj_mb_s,ratio\n");
+        std::printf("file,mb,triangles,scankd_ms,scankd_mb_s,tinyobj_ms,tinyobj_mb_s,ratio,"
+                    "scankd_peak_mb,tinyobj_peak_mb\n");
     else
-        std::printf("%-30s %8s %10s %10s %11s %11s %12s %7s\n", "file", "MB", "triangles",
-                    "scankd ms", "scankd MB/s", "tinyobj ms", "tinyobj MB/s", "ratio");
+        std::printf("%-30s %8s %10s %10s %11s %11s %12s %7s %12s %12s\n", "file", "MB", "triangles",
+                    "scankd ms", "scankd MB/s", "tinyobj ms", "tinyobj MB/s", "ratio", "scankd peak",
+                    "tinyobj peak");
 
     int failures = 0;
-    double total_mb = 0, total_ours = 0, total_theirs = 0;
+    double total_mb = 0, total_ours = 0, total_theirs = 0, most_ours = -1, most_theirs = -1;
     for (const std::string &path : opt.files) {
         Row row;
         if (!bench_file(path, opt, &row)) {
@@ -313,14 +378,16 @@ int main(int argc, char **argv)
         total_mb += row.mb;
         total_ours += row.scankd_s;
         total_theirs += row.tiny_s;
+        most_ours = std::max(most_ours, row.scankd_peak_mb);
+        most_theirs = std::max(most_theirs, row.tiny_peak_mb);
         if (opt.csv)
-            std::printf("%s,%.3f,%llu,%.3f,%.1f,%.3f,%.1f,%.2f\n", row.name.c_str(), row.mb,
+            std::printf("%s,%.3f,%llu,%.3f,%.1f,%.3f,%.1f,%.2f,%.1f,%.1f\n", row.name.c_str(), row.mb,
                         (unsigned long long)row.triangles, row.scankd_s * 1e3, ours_mbs,
-                        row.tiny_s * 1e3, tiny_mbs, ratio);
+                        row.tiny_s * 1e3, tiny_mbs, ratio, row.scankd_peak_mb, row.tiny_peak_mb);
         else
-            std::printf("%-30s %8.2f %10llu %10.2f %11.1f %11.2f %12.1f %6.2fx\n", row.name.c_str(),
-                        row.mb, (unsigned long long)row.triangles, row.scankd_s * 1e3, ours_mbs,
-                        row.tiny_s * 1e3, tiny_mbs, ratio);
+            std::printf("%-30s %8.2f %10llu %10.2f %11.1f %11.2f %12.1f %6.2fx %9.1f MB %9.1f MB\n",
+                        row.name.c_str(), row.mb, (unsigned long long)row.triangles, row.scankd_s * 1e3,
+                        ours_mbs, row.tiny_s * 1e3, tiny_mbs, ratio, row.scankd_peak_mb, row.tiny_peak_mb);
         if (row.tiny_triangles != row.triangles)
             std::fprintf(stderr, "bench_obj: note: %s: tinyobjloader made %llu triangles, scankd %llu\n",
                          row.name.c_str(), (unsigned long long)row.tiny_triangles,
@@ -328,8 +395,8 @@ int main(int argc, char **argv)
         std::fflush(stdout);
     }
     if (!opt.csv && total_ours > 0)
-        std::printf("%-30s %8.2f %10s %10.2f %11.1f %11.2f %12.1f %6.2fx\n", "all files", total_mb, "",
-                    total_ours * 1e3, total_mb / total_ours, total_theirs * 1e3,
-                    total_mb / total_theirs, total_theirs / total_ours);
+        std::printf("%-30s %8.2f %10s %10.2f %11.1f %11.2f %12.1f %6.2fx %9.1f MB %9.1f MB (largest)\n",
+                    "all files", total_mb, "", total_ours * 1e3, total_mb / total_ours, total_theirs * 1e3,
+                    total_mb / total_theirs, total_theirs / total_ours, most_ours, most_theirs);
     return failures ? 1 : 0;
 }

@@ -63,7 +63,7 @@ void kd_cli_progress_begin(kd_cli_progress *p, const char *what, const char *uni
 
 /* The step's progress: done of total (total 0: unknown). Its signature is
  * the library's progress callbacks' (kd_render_progress_fn,
- * kd_verify_progress_fn, kd_build_progress_fn, kd_obj_progress_fn), ctx
+ * kd_verify_progress_fn, kd_build_progress_fn, kd_mesh_progress_fn), ctx
  * the printer; ctx may be NULL. */
 void kd_cli_progress_update(void *ctx, size_t done, size_t total);
 

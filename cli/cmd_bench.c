@@ -315,8 +315,11 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
                             kd_cli_progress *progress, kd_error *err)
 {
     double t0 = kd_build_now_ms();
-    kd_status st = kd_scene_load_mesh(path, mesh, NULL, progress, err);
+    kd_mesh_load_info info;
+    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, err);
     base->load_ms = kd_build_now_ms() - t0;
+    if (info.warning[0])
+        kd_cli_error(k_cmd, "warning: %s", info.warning);
     kd_camera_request req = {0};
     if (!st)
         st = kd_camera_setup_mesh(cam, &req, mesh, a->width, a->height, err);

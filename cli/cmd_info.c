@@ -6,7 +6,7 @@
 #include "cli_options.h"
 #include "cli_util.h"
 #include "commands.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "render_scene.h"
 
 static const char k_cmd[] = "info";
@@ -15,10 +15,10 @@ static void print_about(FILE *f)
 {
     fprintf(f, "usage: scankd info SCENE.obj [--json FILE|-]\n"
                "\n"
-               "Loads an OBJ scene (.obj, or gzip-compressed .obj.gz) and prints its vertices,\n"
-               "triangles, faces read, triangles dropped (NaN/infinite coordinates, exactly zero\n"
-               "area), bounds, file size, load time and load speed (MB/s of OBJ text, 1 MB =\n"
-               "10^6 bytes).\n");
+               "Loads an OBJ or PLY scene (either may be gzip-compressed) and prints its\n"
+               "vertices, triangles, faces read, triangles dropped (NaN/infinite coordinates,\n"
+               "exactly zero area), bounds, file size, load time and load speed (MB/s of the\n"
+               "decompressed file, 1 MB = 10^6 bytes).\n");
 }
 
 typedef struct info_args {
@@ -48,7 +48,7 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_obj_file_info *info,
+static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_mesh_load_info *info,
                        const kd_aabb *box, double seconds)
 {
     kd_json json;
@@ -82,14 +82,15 @@ static void write_json(FILE *f, const char *path, const kd_mesh *mesh, const kd_
     kd_json_end_object(&json);
 }
 
-static void print_report(const char *path, const kd_mesh *mesh, const kd_obj_file_info *info,
+static void print_report(const char *path, const kd_mesh *mesh, const kd_mesh_load_info *info,
                          const kd_aabb *box, double seconds)
 {
     uint64_t dropped = mesh->num_dropped_nonfinite + mesh->num_dropped_zero_area;
     printf("scene           %s\n", path);
     if (info->compressed)
-        printf("file size       %llu bytes gzip-compressed, %llu bytes of OBJ text\n",
-               (unsigned long long)info->file_bytes, (unsigned long long)info->text_bytes);
+        printf("file size       %llu bytes gzip-compressed, %llu bytes of %s data\n",
+               (unsigned long long)info->file_bytes, (unsigned long long)info->text_bytes,
+               kd_mesh_format_name(info->format));
     else
         printf("file size       %llu bytes\n", (unsigned long long)info->file_bytes);
     printf("vertices        %u\n", mesh->num_vertices);
@@ -118,13 +119,15 @@ int kd_cmd_info(int argc, char **argv)
     if (!kd_cli_check_outputs(k_cmd, &json_path, 1))
         return KD_EXIT_FAILURE;
     kd_mesh mesh;
-    kd_obj_file_info info;
+    kd_mesh_load_info info;
     kd_error err;
     kd_cli_progress progress;
     kd_cli_progress_init(&progress, k_cmd, false);
     double start = seconds_now();
     kd_status st = kd_scene_load_mesh(scene, &mesh, &info, &progress, &err);
     double seconds = seconds_now() - start;
+    if (info.warning[0])
+        kd_cli_error(k_cmd, "warning: %s", info.warning);
     if (st) {
         kd_cli_error(k_cmd, "%s", err.message);
         return KD_EXIT_FAILURE;

@@ -65,10 +65,13 @@ bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress
     kd_error err;
     memset(mesh, 0, sizeof *mesh);
     double t0 = kd_build_now_ms();
-    if (kd_scene_load_mesh(obj_path, mesh, NULL, progress, &err)) {
+    kd_mesh_load_info info;
+    if (kd_scene_load_mesh(obj_path, mesh, &info, progress, &err)) {
         kd_cli_error(command, "%s", err.message);
         return false;
     }
+    if (info.warning[0])
+        kd_cli_error(command, "warning: %s", info.warning);
     *load_ms = kd_build_now_ms() - t0;
     return true;
 }
@@ -105,6 +108,8 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FIL
         kd_cli_error(command, "%s", err.message);
         return KD_EXIT_FAILURE;
     }
+    if (scene->load_info.warning[0])
+        kd_cli_error(command, "warning: %s", scene->load_info.warning);
     if (scene->warning[0])
         kd_cli_error(command, "warning: --force-tree: %s", scene->warning);
     const int code = setup_camera(command, a, scene, cam);

@@ -12,6 +12,8 @@ typedef struct subcommand {
     const char *summary;
 } subcommand;
 
+int kd_cmd_convert(int argc, char **argv); /* cmd_convert.c */
+
 static const subcommand k_subcommands[] = {
     {"demo", kd_cmd_demo, "build, render and verify the default scene (the main job)"},
     {"info", kd_cmd_info, "load an OBJ file and report what it holds"},
@@ -21,6 +23,7 @@ static const subcommand k_subcommands[] = {
     {"stats", kd_cmd_stats, "statistics of a tree (SAH cost, depth, leaves)"},
     {"bench", kd_cmd_bench, "benchmark loading, building and rendering scenes"},
     {"profile", kd_cmd_profile, "profile the GPU primitives against each other and CUB"},
+    {"convert", kd_cmd_convert, "write a scene as PLY or OBJ (the triangles it loads to)"},
 };
 
 static void print_help(FILE *f)

@@ -12,7 +12,7 @@
 #include "kd_build.h"
 #include "gpu_build.h"
 #include "kd_trace.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "tree_io.h"
 
 /* Which builder makes the tree when no tree file is given. */
@@ -30,6 +30,7 @@ typedef struct kd_scene {
     double tree_seconds;        /* building, or loading the tree file */
     kd_build_timing timing;     /* of the build (zeroed for a loaded tree) */
     char warning[KD_ERROR_MESSAGE_BYTES]; /* why --force-tree was needed, or empty */
+    kd_mesh_load_info load_info; /* file sizes and the loader's warning */
 } kd_scene;
 
 /* What to prepare. */
@@ -47,7 +48,7 @@ typedef struct kd_scene_request {
 /* Loads a scene's mesh, with its file's sizes (info may be NULL) and the
  * step's progress line ("loading NAME"; progress may be NULL): the one place
  * the commands load a mesh. */
-kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_obj_file_info *info, kd_cli_progress *progress,
+kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
                              kd_error *err);
 
 /* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree,

@@ -59,9 +59,11 @@ extern "C" {
  * (num_dropped_nonfinite, num_dropped_zero_area); num_triangles counts those
  * kept, in their original order, and a hit's triangle index refers to them. */
 
-/* Loads a Wavefront OBJ file (.obj, or gzip-compressed where scankd was
- * built with zlib): vertices and faces, fan-triangulated; everything else is
- * skipped. A malformed file fails with KD_ERR_PARSE and "path:line: reason". */
+/* Loads a Wavefront OBJ or a PLY file (ASCII or binary; PLY by its first line
+ * or a .ply name), either gzip-compressed where scankd was built with zlib:
+ * vertices and faces, fan-triangulated; everything else is skipped. A
+ * malformed file fails with KD_ERR_PARSE and the file and place ("path:line:
+ * reason"; PLY bodies "path: element 'face' row R (...): reason"). */
 kd_status scankd_mesh_load(const char *path, kd_mesh *mesh, kd_error *err);
 
 /* Copies caller arrays into a mesh: positions holds 3 * num_vertices floats,

@@ -7,7 +7,7 @@
 
 #include "api_internal.h"
 #include "obj_internal.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 
 kd_status scankd_mesh_load(const char *path, kd_mesh *mesh, kd_error *err)
 {
@@ -16,7 +16,7 @@ kd_status scankd_mesh_load(const char *path, kd_mesh *mesh, kd_error *err)
     memset(mesh, 0, sizeof *mesh);
     if (!path)
         return kd_error_set(err, KD_ERR_INVALID, "scankd_mesh_load: path is NULL");
-    return kd_obj_load_file(path, mesh, err);
+    return kd_mesh_load_file(path, mesh, NULL, err);
 }
 
 kd_status kd_api_check_mesh(const char *who, const kd_mesh *mesh, kd_error *err)

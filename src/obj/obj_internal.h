@@ -9,7 +9,6 @@
 
 #include "kd_error.h"
 #include "kd_mesh.h"
-#include "obj_loader.h"
 
 /* A positive index that pointed past the elements defined so far, with its line.
  * Only new maxima are recorded, so the first record beyond the final count is the
@@ -52,8 +51,6 @@ typedef struct kd_obj_parser {
     uint64_t cap_triangles;
     uint64_t num_faces;
     kd_obj_element_refs refs[3]; /* refs[KD_OBJ_POSITION].count is the vertex count */
-    kd_obj_progress_fn progress; /* may be NULL: called as the text is parsed */
-    void *progress_ctx;
 } kd_obj_parser;
 
 /* Prepares a parser; text_bytes sizes the first allocation (a hint only). */
@@ -65,11 +62,6 @@ void kd_obj_parser_free(kd_obj_parser *ps);
  * continued line, so every scan stops inside the buffer without a bounds check. */
 kd_status kd_obj_parse_lines(kd_obj_parser *ps, const char *begin, const char *end);
 
-/* Parses any text: the part up to its last complete logical line in place, the rest
- * from a small padded copy; a block of lines at a time, telling ps->progress after
- * each. */
-kd_status kd_obj_parse_text(kd_obj_parser *ps, const char *data, size_t size);
-
 /* Checks forward references, drops degenerate triangles and hands the arrays to mesh
  * (which must be zeroed). Frees nothing on failure; call kd_obj_parser_free after. */
 kd_status kd_obj_parser_finish(kd_obj_parser *ps, kd_mesh *mesh);
@@ -77,6 +69,13 @@ kd_status kd_obj_parser_finish(kd_obj_parser *ps, kd_mesh *mesh);
 /* kd_obj_load_memory with chosen limits. */
 kd_status kd_obj_load_memory_limited(const char *data, size_t size, const char *name,
                                      kd_obj_limits limits, kd_mesh *mesh, kd_error *err);
+
+/* The same read through a window of block_bytes at first (0: the default), so that
+ * tests and the fuzzer can put window ends anywhere; the warning, if any, is copied
+ * to warning (warning_bytes may be 0). */
+kd_status kd_obj_load_memory_blocks(const char *data, size_t size, const char *name,
+                                    kd_obj_limits limits, size_t block_bytes, kd_mesh *mesh,
+                                    kd_error *err, char *warning, size_t warning_bytes);
 
 /* The number parser on its own, for tests: true when [begin, end) is exactly one
  * number in the loader's syntax. */
@@ -86,6 +85,11 @@ bool kd_obj_parse_float_text(const char *begin, const char *end, float *out);
  * digits, far exponents, results near float limits). [begin, end) holds a number
  * already validated by the fast parser. */
 float kd_obj_slow_float(const char *begin, const char *end);
+
+/* Grows *array (of *cap items of item_bytes) to hold need items, doubling from 64
+ * but not past most (unless need is); false when memory runs out. Shared by the
+ * loaders (mesh_finish.c). */
+bool kd_mesh_grow(void **array, uint64_t *cap, size_t item_bytes, uint64_t need, uint64_t most);
 
 /* True when the triangle's edge cross product is exactly the zero vector. */
 bool kd_obj_triangle_zero_area(const float *a, const float *b, const float *c);

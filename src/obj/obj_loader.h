@@ -1,4 +1,6 @@
 /* Wavefront OBJ loader: triangles only, from a file (plain or gzip) or from memory.
+ * kd_mesh_load_file (mesh_load.h) is the entry point that also reads PLY; the text
+ * is read a window at a time (mesh_reader.h), never copied whole.
  *
  * What it reads
  *   v x y z [w] | v x y z r g b [a]   a vertex; 3, 4, 6 or 7 numbers. Only x y z are kept.
@@ -35,7 +37,12 @@
  *   or, for errors about a whole statement (too few face vertices or coordinates), the
  *   line where the statement starts. Errors about the whole file have no line:
  *   unreadable file (KD_ERR_IO), empty file, no triangles at all, all triangles dropped,
- *   counts beyond 2^32-1 vertices or triangles (KD_ERR_NOMEM), out of memory.
+ *   counts beyond 2^32-1 vertices or triangles (KD_ERR_NOMEM), out of memory, binary
+ *   data (a NUL byte, or 8 control bytes in a row, in the first 64 KiB: "not an OBJ
+ *   file (binary data at byte N)", after any error in the lines before it), a logical
+ *   line longer than 64 MiB. An error on a last line that has no line end adds "was
+ *   the file cut off?"; without an error, such a line ending a v or f statement is a
+ *   warning (kd_mesh_load_info).
  */
 #ifndef KD_OBJ_LOADER_H
 #define KD_OBJ_LOADER_H
@@ -50,9 +57,10 @@
 extern "C" {
 #endif
 
-/* Loads an OBJ file. A gzip-compressed file (recognised by its magic bytes, whatever
- * its name) is read directly when scankd was built with zlib (KD_HAVE_ZLIB); without
- * it the error says to gunzip the file first. */
+/* Loads an OBJ file (whatever its first line: no PLY). A gzip-compressed file
+ * (recognised by its magic bytes, whatever its name) is read directly when scankd
+ * was built with zlib (KD_HAVE_ZLIB); without it the error says to gunzip the file
+ * first. */
 kd_status kd_obj_load_file(const char *path, kd_mesh *mesh, kd_error *err);
 
 /* Loads OBJ text held in memory (not compressed); name stands for the file in messages.
@@ -62,7 +70,7 @@ kd_status kd_obj_load_memory(const char *data, size_t size, const char *name, kd
 
 /* What kd_obj_load_file_ex reports besides the mesh. */
 typedef struct kd_obj_file_info {
-    uint64_t file_bytes; /* size on disk */
+    uint64_t file_bytes; /* bytes read from the file (its size, for a regular file) */
     uint64_t text_bytes; /* OBJ text parsed (after decompression) */
     int compressed;      /* 1 when the file was gzip-compressed */
 } kd_obj_file_info;
@@ -70,14 +78,6 @@ typedef struct kd_obj_file_info {
 /* kd_obj_load_file that also reports the file and text sizes (info may be NULL). */
 kd_status kd_obj_load_file_ex(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
                               kd_error *err);
-
-/* The progress of a long load: called on the loading thread as the text is
- * parsed, a block of lines at a time; done and total count bytes of text. */
-typedef void (*kd_obj_progress_fn)(void *ctx, size_t done, size_t total);
-
-/* kd_obj_load_file_ex that reports its progress (progress may be NULL). */
-kd_status kd_obj_load_file_progress(const char *path, kd_mesh *mesh, kd_obj_file_info *info,
-                                    kd_obj_progress_fn progress, void *progress_ctx, kd_error *err);
 
 #ifdef __cplusplus
 }

@@ -108,21 +108,6 @@ static const char *const k_element_plurals[3] = {"vertices", "texture coordinate
 
 /* ---- Growth ------------------------------------------------------------------ */
 
-static bool grow(void **array, uint64_t *cap, size_t item_bytes, uint64_t need)
-{
-    uint64_t new_cap = *cap ? *cap : 64;
-    while (new_cap < need)
-        new_cap *= 2;
-    if (new_cap > SIZE_MAX / item_bytes)
-        return false;
-    void *bigger = realloc(*array, (size_t)(new_cap * item_bytes));
-    if (!bigger)
-        return false;
-    *array = bigger;
-    *cap = new_cap;
-    return true;
-}
-
 static kd_status out_of_memory(kd_obj_parser *ps, uint64_t count, const char *what)
 {
     return kd_error_set(ps->err, KD_ERR_NOMEM, "%s:%" PRIu64 ": out of memory after %" PRIu64 " %s",
@@ -151,7 +136,7 @@ static kd_status resolve_index_slow(kd_obj_parser *ps, int kind, int64_t raw, ui
         if ((uint64_t)raw > refs->max_forward) {
             if (refs->num_forward == refs->cap_forward) {
                 uint64_t cap = refs->cap_forward;
-                if (!grow((void **)&refs->forward, &cap, sizeof *refs->forward, cap + 1))
+                if (!kd_mesh_grow((void **)&refs->forward, &cap, sizeof *refs->forward, cap + 1, UINT64_MAX))
                     return out_of_memory(ps, refs->num_forward, "forward references");
                 refs->cap_forward = (size_t)cap;
             }
@@ -274,7 +259,7 @@ store:;
     if (nv >= ps->limits.max_vertices)
         return kd_error_set(ps->err, KD_ERR_NOMEM, "%s:%" PRIu64 ": more than %" PRIu64 " vertices (the count would overflow)",
                             ps->name, stmt_line, ps->limits.max_vertices);
-    if (nv == ps->cap_vertices && !grow((void **)&ps->positions, &ps->cap_vertices, 3 * sizeof(float), nv + 1))
+    if (nv == ps->cap_vertices && !kd_mesh_grow((void **)&ps->positions, &ps->cap_vertices, 3 * sizeof(float), nv + 1, UINT64_MAX))
         return out_of_memory(ps, nv, "vertices");
     float *dst = ps->positions + 3 * nv;
     dst[0] = xyz[0];
@@ -292,7 +277,8 @@ static inline kd_status emit_triangle(kd_obj_parser *ps, uint32_t a, uint32_t b,
         return kd_error_set(ps->err, KD_ERR_NOMEM, "%s:%" PRIu64 ": more than %" PRIu64 " triangles (the count would overflow)",
                             ps->name, stmt_line, ps->limits.max_triangles);
     if (ps->num_triangles == ps->cap_triangles &&
-        !grow((void **)&ps->indices, &ps->cap_triangles, 3 * sizeof(uint32_t), ps->num_triangles + 1))
+        !kd_mesh_grow((void **)&ps->indices, &ps->cap_triangles, 3 * sizeof(uint32_t), ps->num_triangles + 1,
+                      UINT64_MAX))
         return out_of_memory(ps, ps->num_triangles, "triangles");
     uint32_t *dst = ps->indices + 3 * ps->num_triangles;
     dst[0] = a;
@@ -398,11 +384,21 @@ static kd_status parse_face(kd_obj_parser *ps, const char **pp, const char *end,
 
 /* ---- The statement loop -------------------------------------------------------- */
 
+/* The first allocation, of the capacity guessed from the file's size; a guess too
+ * large for the memory there is falls back to growing from a small one. */
+static bool first_grow(void **array, uint64_t *cap, size_t item_bytes)
+{
+    if (kd_mesh_grow(array, cap, item_bytes, 1, UINT64_MAX))
+        return true;
+    *cap = 0;
+    return kd_mesh_grow(array, cap, item_bytes, 1, UINT64_MAX);
+}
+
 kd_status kd_obj_parse_lines(kd_obj_parser *ps, const char *begin, const char *end)
 {
-    if (!ps->positions && !grow((void **)&ps->positions, &ps->cap_vertices, 3 * sizeof(float), 1))
+    if (!ps->positions && !first_grow((void **)&ps->positions, &ps->cap_vertices, 3 * sizeof(float)))
         return out_of_memory(ps, 0, "vertices");
-    if (!ps->indices && !grow((void **)&ps->indices, &ps->cap_triangles, 3 * sizeof(uint32_t), 1))
+    if (!ps->indices && !first_grow((void **)&ps->indices, &ps->cap_triangles, 3 * sizeof(uint32_t)))
         return out_of_memory(ps, 0, "triangles");
 
     const char *p = begin;

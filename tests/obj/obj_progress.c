@@ -1,4 +1,4 @@
-/* The loader's progress (kd_obj_load_file_progress): a file of some 40 MB,
+/* The loader's progress (kd_mesh_load_file_progress): a file of some 40 MB,
  * parsed a block of lines at a time so that its progress can be told, gives
  * the mesh that one pass over the whole text gives, whatever falls on a
  * block's edge (continued statements, comments ending in a backslash, CRLF
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_load.h"
 #include "obj_loader.h"
 #include "test_support.h"
 
@@ -64,8 +65,8 @@ static void test_same_mesh(const char *path)
     kd_error err;
     CHECK(kd_obj_load_memory(text, size, path, &whole, &err) == KD_OK);
     calls c = {0, 0, 0, true};
-    kd_obj_file_info info;
-    CHECK_MSG(kd_obj_load_file_progress(path, &told, &info, record, &c, &err) == KD_OK, "%s", err.message);
+    kd_mesh_load_info info;
+    CHECK_MSG(kd_mesh_load_file_progress(path, &told, &info, record, &c, &err) == KD_OK, "%s", err.message);
     CHECK_MSG(c.n >= 2 && c.ordered && c.total >= size && c.last_done + 2 >= c.total,
               "%d calls, ordered %d, ended at %zu of %zu (%zu bytes)", c.n, c.ordered, c.last_done, c.total, size);
     CHECK(told.num_vertices == whole.num_vertices && told.num_triangles == whole.num_triangles);
@@ -86,7 +87,7 @@ static void test_same_error(const char *path)
     kd_error whole, told;
     CHECK(kd_obj_load_memory(text, size, path, &mesh, &whole) == KD_ERR_PARSE);
     calls c = {0, 0, 0, true};
-    CHECK(kd_obj_load_file_progress(path, &mesh, NULL, record, &c, &told) == KD_ERR_PARSE);
+    CHECK(kd_mesh_load_file_progress(path, &mesh, NULL, record, &c, &told) == KD_ERR_PARSE);
     CHECK_MSG(strcmp(whole.message, told.message) == 0, "'%s' against '%s'", told.message, whole.message);
     CHECK(c.n >= 2);
     free(text);

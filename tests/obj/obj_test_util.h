@@ -44,8 +44,51 @@ static inline bool obj_mesh_is_zeroed(const kd_mesh *mesh)
     return memcmp(mesh, &zero, sizeof zero) == 0;
 }
 
+/* Whether two loads came out the same: status, message, and every field of the mesh. */
+static inline bool obj_same_result(kd_status st, const kd_mesh *a, const kd_error *ea, kd_status st2,
+                                   const kd_mesh *b, const kd_error *eb)
+{
+    if (st != st2)
+        return false;
+    if (st != KD_OK)
+        return strcmp(ea->message, eb->message) == 0;
+    return a->num_vertices == b->num_vertices && a->num_triangles == b->num_triangles &&
+           a->num_faces_read == b->num_faces_read && a->num_triangles_read == b->num_triangles_read &&
+           a->num_dropped_nonfinite == b->num_dropped_nonfinite &&
+           a->num_dropped_zero_area == b->num_dropped_zero_area &&
+           memcmp(a->positions, b->positions, 12 * (size_t)a->num_vertices) == 0 &&
+           memcmp(a->indices, b->indices, 12 * (size_t)a->num_triangles) == 0;
+}
+
+/* The text read through small windows, so that window ends fall inside every
+ * statement, number and line end: the result must not change. */
+static inline void obj_check_windows(const char *text, size_t size, kd_obj_limits limits, kd_status st,
+                                     const kd_mesh *mesh, const kd_error *err)
+{
+    static const size_t blocks[] = {1, 3, 16, 61};
+    char warning[256], first_warning[256];
+    kd_mesh ref;
+    kd_error ref_err;
+    kd_obj_load_memory_blocks(text, size, "t.obj", limits, 0, &ref, &ref_err, first_warning,
+                              sizeof first_warning);
+    kd_mesh_free(&ref);
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        kd_mesh small;
+        kd_error small_err;
+        kd_status st2 = kd_obj_load_memory_blocks(text, size, "t.obj", limits, blocks[b], &small,
+                                                  &small_err, warning, sizeof warning);
+        CHECK_MSG(obj_same_result(st, mesh, err, st2, &small, &small_err),
+                  "window of %zu bytes: status %d '%s' vs %d '%s'", blocks[b], (int)st,
+                  st ? err->message : "", (int)st2, st2 ? small_err.message : "");
+        CHECK_MSG(strcmp(warning, first_warning) == 0, "window of %zu bytes: warning '%s' vs '%s'",
+                  blocks[b], warning, first_warning);
+        kd_mesh_free(&small);
+    }
+}
+
 /* Loads text of given size both ways (against the guard page after and before it),
- * checks both give the same result, and returns the first. */
+ * checks both give the same result, and the same through small windows; returns
+ * the first. */
 static inline kd_status obj_load_sized(const char *text, size_t size, kd_obj_limits limits,
                                        kd_mesh *mesh, kd_error *err)
 {
@@ -65,6 +108,7 @@ static inline kd_status obj_load_sized(const char *text, size_t size, kd_obj_lim
                   other_err.message);
     }
     kd_mesh_free(&other);
+    obj_check_windows(text, size, limits, st, mesh, err);
     if (st != KD_OK)
         CHECK_MSG(obj_mesh_is_zeroed(mesh), "mesh not zeroed after error '%s'", err->message);
     return st;
