@@ -54,6 +54,7 @@ typedef struct kd_gb_test_hooks {
                                        the queues' hand-offs; sanitizers) */
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as
                                        on GPUs without room in shared memory */
+    int keep_subtrees;              /* 1: subtrees that do not pay are kept (the trees before that rule) */
 } kd_gb_test_hooks;
 
 typedef struct kd_gpu_build_options {
