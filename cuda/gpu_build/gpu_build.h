@@ -117,6 +117,7 @@ typedef enum kd_gpu_step {
     KD_GPU_STEP_SMALL_NODES,      /* node passes */
     KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
     KD_GPU_STEP_SMALL_READBACK,   /* the stage's counts to the host */
+    KD_GPU_STEP_OUTPUT_COLLAPSE,  /* subtrees that do not pay made leaves */
     KD_GPU_STEP_OUTPUT_SIZES,     /* subtree sizes */
     KD_GPU_STEP_OUTPUT_READBACK,  /* totals to the host */
     KD_GPU_STEP_OUTPUT_PLACE,     /* placing nodes and leaf lists */

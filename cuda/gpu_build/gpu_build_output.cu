@@ -525,6 +525,7 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     const size_walk walk = size_walk_of(b, s);
     KD_TRY(kd_gb_collapse(b, s, reinterpret_cast<double *>(walk.arrivals), walk.places,
                           reinterpret_cast<uint32_t *>(walk.below), err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_COLLAPSE);
     KD_TRY(subtree_sizes(b, s, walk, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
     const place_nodes w = placement_of(b, walk);
