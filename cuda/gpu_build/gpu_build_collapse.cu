@@ -2,16 +2,19 @@
 // small stage's slots, where every leaf is a mask over its small root's
 // references: a subtree's triangles are the OR of its leaves' masks, so the
 // union needs no sort and no list, and its count is a popcount.
-//  1. Bottom up, a launch per small-stage wave from the last: a node's
-//     children lie in the next wave, whose costs are known. Each node sums
-//     its children's costs as the CPU builder does (kd_subtree_cost) and
+//  1. Bottom up, a launch per two small-stage waves from the last: a
+//     node's children lie in the next wave, so a thread per node of the
+//     upper wave decides its children (their own children's results are
+//     in from the launch before), then the node. Each node sums its
+//     children's costs as the CPU builder does (kd_subtree_cost) and
 //     compares the result with the leaf of its union (kd_subtree_pays); a
 //     subtree that does not pay goes on as that leaf's cost, so the nodes
-//     above decide on the collapsed tree, as the CPU's do. A node's box is
-//     its small root's with the nearest split above it on each of its six
-//     sides (a walk up the pool: the small stage's task records hold the
-//     boxes, but the stage may regrow that array, unkept, as it ends). Its
-//     small root comes up from its leaves, which name it.
+//     above decide on the collapsed tree, as the CPU's do. The upper
+//     node's box is its small root's with the nearest split above it on
+//     each of its six sides (a walk up the pool: the small stage's task
+//     records hold the boxes, but the stage may regrow that array, unkept,
+//     as it ends); its children's follow from it. A node's small root
+//     comes up from its leaves, which name it.
 //  2. One launch over the same slots: a node under one that collapsed (a
 //     walk up to its small root) is dropped; one that collapsed and is not
 //     under another becomes a mask leaf of its union.
@@ -97,47 +100,102 @@ KD_GB_HD double subtree_cost(const collapse_args &g, const float *cell, int axis
     return KD_GB_DADD(g.traversal, KD_GB_DDIV(weighted, box_area(cell)));
 }
 
-// Step 1 for the small stage's slots [first, first + n), whose children
-// lie in pool ids [lo, hi) (the next wave).
-struct decide_wave {
-    collapse_args g;
-    uint32_t first, lo, hi;
+// What step 1 leaves for a slot: its subtree's cost, its union, and its
+// small root << VERDICT_BITS | verdict.
+struct result {
+    double cost;
+    unsigned long long members;
+    uint32_t verdict;
+};
 
-    // An interior node whose children's verdicts are in: its cost, union
-    // and verdict.
-    __host__ __device__ uint32_t split_node(uint32_t i, const kd_gb_pool_node &node, double *cost,
-                                            unsigned long long *members) const
+// Step 1 for two waves in one launch: a thread per slot of the upper wave
+// (slots [first, first + n)) decides its node's children in the lower
+// wave (pool ids [lo, hi)) from their own children's results (pool ids
+// [lo2, hi2), the launch before), then the node from theirs. Each lower
+// slot has one parent in the upper wave, so each is decided once, and a
+// child's box follows from its parent's without a walk of its own.
+struct decide_waves {
+    collapse_args g;
+    uint32_t first, lo, hi, lo2, hi2;
+
+    __host__ __device__ result stored(uint32_t i) const { return {g.cost[i], g.members[i], g.verdict[i]}; }
+
+    __host__ __device__ void store(uint32_t i, const result &r) const
     {
-        const uint32_t va = g.verdict[node.a], vb = g.verdict[node.b];
-        const uint32_t root = va >> VERDICT_BITS;
-        *members = g.members[node.a] | g.members[node.b];
-        *cost = 0.0;
-        float cell[6];
-        if ((va & VERDICT_MASK) == OPAQUE || (vb & VERDICT_MASK) == OPAQUE || root >= g.num_roots ||
-            !g.cell_of(i, root, cell))
-            return root << VERDICT_BITS | OPAQUE;
-        const double leaf = KD_GB_DMUL(g.intersect, (double)kd_gb_popc64(*members));
-        *cost = subtree_cost(g, cell, (int)node.kind, node.split, g.cost[node.a], g.cost[node.b]);
-        if (*cost < leaf) // kd_subtree_pays (a cost that is no number does not)
-            return root << VERDICT_BITS | KEEP;
-        *cost = leaf;
-        return root << VERDICT_BITS | COLLAPSE;
+        g.cost[i] = r.cost;
+        g.members[i] = r.members;
+        g.verdict[i] = r.verdict;
+    }
+
+    // A leaf's result: a mask leaf costs its triangles; any other kind of
+    // leaf is opaque.
+    __host__ __device__ result leaf(const kd_gb_pool_node &node) const
+    {
+        if (node.kind != KD_GB_POOL_LEAF_MASK)
+            return {0.0, 0ull, OPAQUE};
+        return {KD_GB_DMUL(g.intersect, (double)kd_gb_popc64(node.mask)), node.mask, node.a << VERDICT_BITS | KEEP};
+    }
+
+    // A split node of box cell from its children's results: kept where its
+    // subtree pays (kd_subtree_pays; a cost that is no number does not),
+    // else the leaf of its union.
+    __host__ __device__ result split(const kd_gb_pool_node &node, const float *cell, const result &a,
+                                     const result &b) const
+    {
+        const uint32_t root = a.verdict >> VERDICT_BITS << VERDICT_BITS;
+        const unsigned long long members = a.members | b.members;
+        if ((a.verdict & VERDICT_MASK) == OPAQUE || (b.verdict & VERDICT_MASK) == OPAQUE)
+            return {0.0, members, root | OPAQUE};
+        const double as_leaf = KD_GB_DMUL(g.intersect, (double)kd_gb_popc64(members));
+        const double cost = subtree_cost(g, cell, (int)node.kind, node.split, a.cost, b.cost);
+        if (cost < as_leaf)
+            return {cost, members, root | KEEP};
+        return {as_leaf, members, root | COLLAPSE};
+    }
+
+    // A node of the lower wave, of box cell: a leaf, or a split whose
+    // children's results are stored.
+    __host__ __device__ result child(const kd_gb_pool_node &node, const float *cell) const
+    {
+        if (node.kind >= 3)
+            return leaf(node);
+        if (node.a < lo2 || node.a >= hi2 || node.b < lo2 || node.b >= hi2)
+            return {0.0, 0ull, OPAQUE};
+        return split(node, cell, stored(node.a), stored(node.b));
+    }
+
+    // A node's small root: a mask leaf names it, a split's below child's
+    // result carries it.
+    __host__ __device__ uint32_t root_of(const kd_gb_pool_node &node) const
+    {
+        if (node.kind >= 3)
+            return node.a;
+        return node.a >= lo2 && node.a < hi2 ? g.verdict[node.a] >> VERDICT_BITS : g.num_roots;
     }
 
     __host__ __device__ void operator()(uint32_t k) const
     {
         const uint32_t i = g.slot_node(first + k);
         const kd_gb_pool_node node = g.pool[i];
-        unsigned long long members = node.mask;
-        double cost = KD_GB_DMUL(g.intersect, (double)kd_gb_popc64(members));
-        uint32_t verdict = node.a << VERDICT_BITS | (node.kind == KD_GB_POOL_LEAF_MASK ? KEEP : OPAQUE);
-        if (node.kind < 3 && node.a >= lo && node.a < hi && node.b >= lo && node.b < hi)
-            verdict = split_node(i, node, &cost, &members);
-        else if (node.kind < 3)
-            verdict = OPAQUE;
-        g.cost[i] = cost;
-        g.members[i] = members;
-        g.verdict[i] = verdict;
+        if (node.kind >= 3 || node.a < lo || node.a >= hi || node.b < lo || node.b >= hi) {
+            store(i, node.kind >= 3 ? leaf(node) : result{0.0, 0ull, OPAQUE});
+            return;
+        }
+        const kd_gb_pool_node below = g.pool[node.a], above = g.pool[node.b];
+        const uint32_t root = root_of(below);
+        float cell[6], cells[2][6];
+        if (root >= g.num_roots || !g.cell_of(i, root, cell)) {
+            store(node.a, {0.0, 0ull, OPAQUE}); // a corrupt pool, which the output stage reports
+            store(node.b, {0.0, 0ull, OPAQUE});
+            store(i, {0.0, 0ull, OPAQUE});
+            return;
+        }
+        kd_gb_child_cell(cell, (int)node.kind, node.split, 0, cells[0]);
+        kd_gb_child_cell(cell, (int)node.kind, node.split, 1, cells[1]);
+        const result a = child(below, cells[0]), b = child(above, cells[1]);
+        store(node.a, a);
+        store(node.b, b);
+        store(i, split(node, cell, a, b));
     }
 };
 
@@ -189,6 +247,17 @@ collapse_args collapse_args_of(kd_gpu_builder *b, const kd_gb_build_state *s, do
     return g;
 }
 
+// The pool ids of wave w's slots, [ends[w - 1], ends[w]); none past the
+// last wave (wave 0, the roots, is no one's children).
+void wave_nodes(const collapse_args &g, const kd_gb_build_state *s, uint32_t w, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = 0;
+    if (w > 0 && w < s->num_small_waves) {
+        *lo = g.slot_node(s->small_wave_ends[w - 1]);
+        *hi = g.slot_node(s->small_wave_ends[w]);
+    }
+}
+
 } // namespace
 
 kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *cost,
@@ -202,12 +271,15 @@ kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *
     const collapse_args g = collapse_args_of(b, s, cost, members, verdict);
     const uint32_t *ends = s->small_wave_ends;
     const uint32_t num_waves = s->num_small_waves;
-    for (uint32_t w = num_waves; w-- > 0;) {
-        // Wave w: slots [ends[w - 1], ends[w]) (wave 0 the roots, from 0).
-        const uint32_t first = w ? ends[w - 1] : 0;
-        const uint32_t next_end = w + 1 < num_waves ? ends[w + 1] : ends[w];
-        const decide_wave d = {g, first, g.slot_node(ends[w]), g.slot_node(next_end)};
-        KD_TRY(kd_gb_map(b, ends[w] - first, d, "collapse: subtree costs (a wave)", err));
+    // Waves (top, top + 1) a launch, from the last pair up; with an odd
+    // count, the last wave first alone (its nodes are leaves).
+    for (uint32_t top = num_waves - 2u + (num_waves & 1u);; top -= 2) {
+        decide_waves d = {g, top ? ends[top - 1] : 0u, 0, 0, 0, 0};
+        wave_nodes(g, s, top + 1, &d.lo, &d.hi);
+        wave_nodes(g, s, top + 2, &d.lo2, &d.hi2);
+        KD_TRY(kd_gb_map(b, ends[top] - d.first, d, "collapse: subtree costs (two waves)", err));
+        if (top == 0)
+            break;
     }
     const apply_verdicts a = {g};
     return kd_gb_map(b, ends[num_waves - 1], a, "collapse: leaves and dropped slots", err);
