@@ -54,6 +54,7 @@ const char *kd_gpu_step_name(kd_gpu_step step)
     case KD_GPU_STEP_SMALL_NODES: return "small: node passes";
     case KD_GPU_STEP_SMALL_CLIP: return "small: clip passes";
     case KD_GPU_STEP_SMALL_READBACK: return "small: read-back";
+    case KD_GPU_STEP_OUTPUT_COLLAPSE: return "output: collapse";
     case KD_GPU_STEP_OUTPUT_SIZES: return "output: subtree sizes";
     case KD_GPU_STEP_OUTPUT_READBACK: return "output: read-back";
     case KD_GPU_STEP_OUTPUT_PLACE: return "output: placement";

@@ -54,6 +54,7 @@ typedef struct kd_gb_test_hooks {
                                        the queues' hand-offs; sanitizers) */
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as
                                        on GPUs without room in shared memory */
+    int keep_subtrees;              /* 1: subtrees that do not pay are kept (the trees before that rule) */
 } kd_gb_test_hooks;
 
 typedef struct kd_gpu_build_options {
@@ -116,6 +117,7 @@ typedef enum kd_gpu_step {
     KD_GPU_STEP_SMALL_NODES,      /* node passes */
     KD_GPU_STEP_SMALL_CLIP,       /* clip passes */
     KD_GPU_STEP_SMALL_READBACK,   /* the stage's counts to the host */
+    KD_GPU_STEP_OUTPUT_COLLAPSE,  /* subtrees that do not pay made leaves */
     KD_GPU_STEP_OUTPUT_SIZES,     /* subtree sizes */
     KD_GPU_STEP_OUTPUT_READBACK,  /* totals to the host */
     KD_GPU_STEP_OUTPUT_PLACE,     /* placing nodes and leaf lists */

@@ -33,6 +33,11 @@
 // has written nothing past the array and says so; the host grows the array
 // to the total, which the sizes pass has left, and places the tree again
 // (the array keeps its size for the builds after).
+// Before step 1 the collapse rule (gpu_build_collapse.cu) turns the small
+// subtrees that do not pay into leaves, in the scratch these steps use; the
+// slots under them are dropped, and no step below sizes, walks or places
+// them.
+#include "gpu_build_collapse.cuh"
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
 
@@ -147,7 +152,7 @@ struct size_walk {
     __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
     {
         const kd_gb_pool_node node = pool[i];
-        if (node.kind < 3 && (node.a < lo || node.a >= hi))
+        if (node.kind == KD_GB_POOL_DROPPED || (node.kind < 3 && (node.a < lo || node.a >= hi)))
             return;
         unsigned long long nodes, refs;
         if (own(i, node, lo, hi, &nodes, &refs))
@@ -181,6 +186,8 @@ struct wave_sizes {
         const uint32_t i = first + k;
         walk.places[i] = 0;
         const kd_gb_pool_node node = walk.pool[i];
+        if (node.kind == KD_GB_POOL_DROPPED)
+            return;
         const uint32_t p = node.parent;
         if (p == KD_GB_NONE || p >= i || walk.pool[p].kind >= 3 ||
             (walk.pool[p].a != i && walk.pool[p].b != i)) {
@@ -288,9 +295,9 @@ struct place_nodes {
 
     __host__ __device__ void operator()(uint32_t i) const
     {
-        if (*broken)
-            return; // the sizes are not to be trusted: a wait might not end
         const kd_gb_pool_node node = pool[i];
+        if (*broken || node.kind == KD_GB_POOL_DROPPED)
+            return; // the sizes are not to be trusted (a wait might not end), or no node
         // What the node needs besides its place, loaded before it waits for
         // that, so that the loads overlap the wait.
         subtree_size under = {0, 0};
@@ -516,6 +523,9 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
 {
     KD_TRY(ensure_output_buffers(b, s, err));
     const size_walk walk = size_walk_of(b, s);
+    KD_TRY(kd_gb_collapse(b, s, reinterpret_cast<double *>(walk.arrivals), walk.places,
+                          reinterpret_cast<uint32_t *>(walk.below), err));
+    kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_COLLAPSE);
     KD_TRY(subtree_sizes(b, s, walk, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);
     const place_nodes w = placement_of(b, walk);

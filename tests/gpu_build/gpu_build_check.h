@@ -53,6 +53,16 @@ bool gb_trees_equal(const kd_tree *a, const kd_tree *b);
 /* SAH cost (kd_tree_compute_stats, default constants) of a tree. */
 double gb_sah_cost(const kd_tree *tree);
 
+/* Interior nodes of a tree, and those whose subtree does not pay (its SAH
+ * cost, bottom up, is not below a leaf of the union of its leaves'
+ * triangles): in all, and with a union of at most max_union triangles (the
+ * GPU builder's small subtrees); shallowest: the least depth of one
+ * (UINT32_MAX: none). False when out of memory. */
+typedef struct gb_unpaid {
+    uint32_t interior, unpaid, unpaid_small, shallowest;
+} gb_unpaid;
+bool gb_count_unpaid(const kd_tree *tree, const kd_build_params *params, uint32_t max_union, gb_unpaid *out);
+
 /* True when the tests should stay small (KD_TEST_QUICK set, e.g. under the sanitizers). */
 bool gb_quick(void);
 
