@@ -214,6 +214,8 @@ void kd_verify_write_json(FILE *file, const verify_args *a, const kd_scene *scen
     kd_json_begin_object(&json);
     kd_cli_json_scene(&json, a->scene, a->tree, scene);
     kd_cli_json_camera(&json, cam);
+    if (a->view)
+        kd_json_kv_string(&json, "view", a->view);
     json_invariants(&json, r);
     json_rays(&json, a, set, r);
     json_compare(&json, a, r);
