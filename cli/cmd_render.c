@@ -31,6 +31,7 @@ typedef struct render_args {
     uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
     const char *view;  /* --view NAME, or NULL */
     int rays;          /* kd_ray_kind */
+    int seed;          /* of the diffuse bounces */
 } render_args;
 
 /* ---- Options ------------------------------------------------------------------ */
@@ -52,7 +53,12 @@ static void print_about(FILE *f)
             KD_RENDER_GPU_LAUNCHES);
 }
 
-static void set_defaults(void *args) { memset(args, 0, sizeof(render_args)); }
+static void set_defaults(void *args)
+{
+    render_args *a = args;
+    memset(a, 0, sizeof *a);
+    a->seed = KD_BOUNCE_DEFAULT_SEED;
+}
 
 /* --image KIND, repeatable: one kind, or all, into the images wanted. */
 static int parse_image(const char *command, int argc, char **argv, int *i, void *dest)
@@ -100,6 +106,9 @@ static const kd_cli_option k_options[] = {
                                        KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) ")"),
     KD_CLI_VIEW_OPTION(ARG(view)),
     KD_CLI_RAYS_OPTION(ARG(rays), ""),
+    {.kind = KD_CLI_INT, .name = "--seed", .metavar = "S", .offset = ARG(seed), .min = 0,
+     .max = 2147483647.0, .expects = "a whole number in 0..2^31-1",
+     .help = "seed of the diffuse bounces (default %D; verify --seed S checks the same rays)"},
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
      .help = "CPU worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),
@@ -183,11 +192,12 @@ static void output_path(const render_args *args, int num_images, kd_render_image
 
 /* Casts the primary rays on the GPU: the tree and triangles are uploaded,
  * then timed launches; the stats carry kernel time. */
-static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, kd_ray_kind rays,
+static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, const render_args *args,
                                kd_render_buffers *buf, kd_render_stats *stats, kd_error *err)
 {
     kd_gpu_render_stats gs;
-    const kd_gpu_render_options options = {KD_RENDER_GPU_LAUNCHES, rays, KD_BOUNCE_DEFAULT_SEED, 1};
+    const kd_gpu_render_options options = {KD_RENDER_GPU_LAUNCHES, (kd_ray_kind)args->rays, (uint32_t)args->seed,
+                                           1};
     kd_status st = kd_cli_gpu_cast(scene, cam, &options, buf, &gs, err);
     if (st)
         return st;
@@ -214,7 +224,7 @@ static kd_status cast_rays(const render_args *args, const kd_scene *scene, const
 {
     switch (args->device) {
     case KD_CLI_DEVICE_GPU:
-        return cast_rays_gpu(scene, cam, (kd_ray_kind)args->rays, buf, stats, err);
+        return cast_rays_gpu(scene, cam, args, buf, stats, err);
     case KD_CLI_DEVICE_CPU:
     default: {
         kd_trace_scene trace;
@@ -223,7 +233,7 @@ static kd_status cast_rays(const render_args *args, const kd_scene *scene, const
         if (st)
             return st;
         kd_render_options options = {args->threads, kd_cli_progress_update, progress, (kd_ray_kind)args->rays,
-                                     KD_BOUNCE_DEFAULT_SEED};
+                                     (uint32_t)args->seed};
         return kd_render_cpu(&trace, cam, &options, buf, stats, err);
     }
     }
@@ -239,10 +249,11 @@ typedef struct written_images {
 static double mean(uint64_t total, uint64_t n) { return n ? (double)total / (double)n : 0.0; }
 
 /* The diffuse bounces, as a member of the render object. */
-static void json_bounces(kd_json *json, const kd_render_stats *stats)
+static void json_bounces(kd_json *json, const kd_render_stats *stats, int seed)
 {
     kd_json_key(json, "diffuse");
     kd_json_begin_object(json);
+    kd_json_kv_int(json, "seed", seed);
     kd_json_kv_int(json, "rays", (int64_t)stats->num_bounce_rays);
     kd_json_kv_int(json, "hits", (int64_t)stats->num_bounce_hits);
     kd_json_kv_number(json, "seconds", stats->bounce_seconds);
@@ -281,7 +292,7 @@ static void write_json(FILE *f, const render_args *args, const kd_scene *scene, 
     if (args->view)
         kd_json_kv_string(&json, "view", args->view);
     if (args->rays == KD_RAYS_DIFFUSE)
-        json_bounces(&json, stats);
+        json_bounces(&json, stats, args->seed);
     kd_json_end_object(&json);
     kd_json_key(&json, "images");
     kd_json_begin_array(&json);

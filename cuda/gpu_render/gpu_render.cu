@@ -309,19 +309,21 @@ static kd_status ensure_pixels(kd_gpu_scene *s, size_t pixels, bool diffuse, kd_
 
 // Enqueues the kernels of one launch: the primary rays, then the bounces;
 // events 0, 1 and 2 around them.
-static void enqueue_kernels(kd_gpu_scene *s, const kd_camera *cam, const kd_gpu_render_options *o)
+static kd_status enqueue_kernels(kd_gpu_scene *s, const kd_camera *cam, const kd_gpu_render_options *o,
+                                 kd_error *err)
 {
     dim3 grid((unsigned)((cam->width + TILE - 1) / TILE), (unsigned)((cam->height + TILE - 1) / TILE));
     const bool diffuse = o->rays == KD_RAYS_DIFFUSE;
     float2 *bary = diffuse ? s->d_bary : NULL;
-    cudaEventRecord(s->ev[0], s->stream);
+    KD_TRY(kd_cuda_fail(err, cudaEventRecord(s->ev[0], s->stream), "GPU render", "cudaEventRecord"));
     if (o->counters)
         primary_kernel<true><<<grid, THREADS, 0, s->stream>>>(s->view, *cam, s->d_tri, s->d_t, bary, s->d_steps,
                                                               s->d_tests, s->d_totals);
     else
         primary_kernel<false><<<grid, THREADS, 0, s->stream>>>(s->view, *cam, s->d_tri, s->d_t, bary, NULL, NULL,
                                                                s->d_totals);
-    cudaEventRecord(s->ev[1], s->stream);
+    KD_TRY(kd_cuda_fail(err, cudaGetLastError(), "GPU render", "primary ray kernel"));
+    KD_TRY(kd_cuda_fail(err, cudaEventRecord(s->ev[1], s->stream), "GPU render", "cudaEventRecord"));
     if (diffuse && o->counters)
         bounce_kernel<true><<<grid, THREADS, 0, s->stream>>>(s->view, *cam, o->seed, s->d_tri, s->d_bary,
                                                              s->d_bounce_tri, s->d_bounce_t, s->d_steps,
@@ -330,7 +332,8 @@ static void enqueue_kernels(kd_gpu_scene *s, const kd_camera *cam, const kd_gpu_
         bounce_kernel<false><<<grid, THREADS, 0, s->stream>>>(s->view, *cam, o->seed, s->d_tri, s->d_bary,
                                                               s->d_bounce_tri, s->d_bounce_t, NULL, NULL,
                                                               s->d_totals);
-    cudaEventRecord(s->ev[2], s->stream);
+    KD_TRY(kd_cuda_fail(err, cudaGetLastError(), "GPU render", "bounce ray kernel"));
+    return kd_cuda_fail(err, cudaEventRecord(s->ev[2], s->stream), "GPU render", "cudaEventRecord");
 }
 
 // Runs the launches, timing each kernel; ms and bounce_ms receive the
@@ -345,8 +348,7 @@ static kd_status run_launches(kd_gpu_scene *s, const kd_camera *cam, const kd_gp
                           "GPU render", "cudaMemsetAsync");
         if (st != KD_OK)
             break;
-        enqueue_kernels(s, cam, o);
-        st = kd_cuda_fail(err, cudaGetLastError(), "GPU render", "render kernels");
+        st = enqueue_kernels(s, cam, o, err);
         if (st == KD_OK)
             st = kd_cuda_fail(err, cudaEventSynchronize(s->ev[2]), "GPU render", "render kernels");
         int timed = i - (launches - o->repeats);

@@ -79,7 +79,8 @@ static void test_rays(void)
     run((const char *[]){"render", g_room, "--device", "cpu", "--size", "32x24", "--rays", "diffuse", "-o",
                          "/dev/null", "--json", "-", NULL});
     const char *diffuse = strstr(g_run.out, "\"diffuse\"");
-    CHECK_MSG(diffuse && json_number_at(diffuse, "rays") == json_number_at(g_run.out, "hits") &&
+    CHECK_MSG(diffuse && json_number_at(diffuse, "seed") == 1 &&
+                  json_number_at(diffuse, "rays") == json_number_at(g_run.out, "hits") &&
                   json_number_at(diffuse, "rays_per_second") > 0,
               "%s", g_run.out);
     run((const char *[]){"render", g_room, "--rays", "sideways", NULL});
