@@ -122,10 +122,13 @@ static void test_diffuse(const room *r)
     const size_t n = (size_t)cam.width * (size_t)cam.height;
     CHECK(memcmp(one.bounce_tri, two.bounce_tri, n * sizeof *one.bounce_tri) == 0);
     CHECK(memcmp(one.bounce_t, two.bounce_t, n * sizeof *one.bounce_t) == 0);
-    size_t bounced = 0;
-    for (size_t p = 0; p < n; p++)
+    size_t bounced = 0, self_hits = 0;
+    for (size_t p = 0; p < n; p++) {
         bounced += one.bounce_tri[p] != KD_TRACE_NO_HIT && one.bounce_t[p] > 0.0f;
+        self_hits += one.bounce_tri[p] == one.tri[p]; /* a flat triangle cannot see itself */
+    }
     CHECK(bounced == s1.num_bounce_hits);
+    CHECK_MSG(self_hits == 0, "%zu bounces hit the triangle they left", self_hits);
     kd_render_buffers_free(&one);
     kd_render_buffers_free(&two);
 }
