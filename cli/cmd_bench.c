@@ -22,6 +22,7 @@
 #include "gpu_render.h"
 #include "kd_median.h"
 #include "render_scene.h"
+#include "views.h"
 
 static const char *const k_cmd = "bench";
 
@@ -34,10 +35,13 @@ static void print_about(FILE *f)
                "For each scene and device: OBJ load time, build time (median and min of\n"
                "repeated builds after one warm-up build; GPU: triangles already in device\n"
                "memory to finished tree), SAH cost and its ratio to the CPU exact-SAH tree,\n"
-               "nodes, leaves, depth, references per triangle, and primary rays per second\n"
-               "(CPU: wall time on all cores; GPU: median kernel time). GPU rows also give\n"
-               "the rays per second of the CPU tree cast on the GPU (same caster, camera\n"
-               "and launches), the tree-quality yardstick in rays.\n");
+               "nodes, leaves, depth, references per triangle, and rays per second (CPU:\n"
+               "wall time on all cores; GPU: median kernel time of kernels that trace and\n"
+               "write the hit alone) of two kinds: primary rays, and diffuse rays, one\n"
+               "cosine-weighted bounce from each primary hit (counting the bounce rays cast,\n"
+               "timed apart). GPU rows also give the primary rays per second of the CPU tree\n"
+               "cast on the GPU (same caster, camera and launches), the tree-quality\n"
+               "yardstick in rays.\n");
 }
 
 /* In BENCH_DEVICE_* order. */
@@ -98,6 +102,7 @@ static const kd_cli_option k_options[] = {
      .help = "CPU builder and ray caster worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_CUSTOM, .name = "--size", .metavar = "WxH", .parse = parse_size,
      .help = "image for the ray-casting figure, WxH (or W H), each 1..16384 (default 1920x1080)"},
+    KD_CLI_VIEW_OPTION(ARG(view)),
     {.kind = KD_CLI_INT, .name = "--render-repeats", .metavar = "N", .offset = ARG(render_repeats), .min = 1,
      .max = 1000, .help = "timed GPU render launches, %R (default %D)"},
     {.kind = KD_CLI_ENUM, .name = "--large-split", .metavar = "KIND", .offset = ARG(large_split),
@@ -157,6 +162,14 @@ static int parse_args(int argc, char **argv, bench_args *a)
     }
     if (a->device == BENCH_DEVICE_AUTO && !(a->devices & BENCH_GPU) && !a->quiet)
         fprintf(stderr, "scankd bench: no CUDA device, benchmarking the CPU path only\n");
+    /* Every scene must have the view before any work is done. */
+    for (int s = 0; a->view && s < a->num_scenes; s++) {
+        kd_camera_request req = {0};
+        bool computed;
+        const int view_code = kd_cli_view_resolve(k_cmd, a->scenes[s], a->view, &req, &computed);
+        if (view_code >= 0)
+            return view_code;
+    }
     return -1;
 }
 
@@ -212,7 +225,7 @@ static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, cons
     kd_render_buffers buf = {0};
     kd_trace_scene trace;
     kd_render_stats rs;
-    kd_render_options opts = {threads, kd_cli_progress_update, progress};
+    kd_render_options opts = {threads, kd_cli_progress_update, progress, KD_RAYS_DIFFUSE, KD_BOUNCE_DEFAULT_SEED};
     kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
     if (!st)
         st = kd_trace_scene_init(&trace, tree, tri_verts, mesh->num_triangles, err);
@@ -220,8 +233,10 @@ static kd_status bench_cpu_render(const kd_tree *tree, const kd_mesh *mesh, cons
         st = kd_render_buffers_alloc(&buf, cam->width, cam->height, err);
     if (!st)
         st = kd_render_cpu(&trace, cam, &opts, &buf, &rs, err);
-    if (!st)
+    if (!st) {
         row->rays_per_second = rs.rays_per_second;
+        row->diffuse_rays_per_second = rs.bounce_rays_per_second;
+    }
     kd_render_buffers_free(&buf);
     free(tri_verts);
     return st;
@@ -238,7 +253,8 @@ static kd_status bench_gpu_render_tree(const kd_tree *tree, const kd_mesh *mesh,
         st = kd_gpu_scene_upload(&scene, tree, tri_verts, mesh->num_triangles, err);
     if (!st) {
         kd_gpu_render_stats rs;
-        st = kd_gpu_render(scene, cam, a->render_repeats, NULL, &rs, err);
+        const kd_gpu_render_options options = {a->render_repeats, KD_RAYS_PRIMARY, 0, 0};
+        st = kd_gpu_render_with(scene, cam, &options, NULL, &rs, err);
         if (!st)
             *rays_per_second = rs.rays_per_second;
     }
@@ -300,9 +316,12 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
         st = kd_gpu_scene_from_builder(&scene, builder, err);
     if (!st) {
         kd_gpu_render_stats rs;
-        st = kd_gpu_render(scene, cam, a->render_repeats, NULL, &rs, err);
-        if (!st)
+        const kd_gpu_render_options options = {a->render_repeats, KD_RAYS_DIFFUSE, KD_BOUNCE_DEFAULT_SEED, 0};
+        st = kd_gpu_render_with(scene, cam, &options, NULL, &rs, err);
+        if (!st) {
             row->rays_per_second = rs.rays_per_second;
+            row->diffuse_rays_per_second = rs.bounce_rays_per_second;
+        }
     }
     kd_cli_progress_end(progress);
     kd_gpu_scene_destroy(scene);
@@ -311,7 +330,7 @@ static kd_status bench_gpu(const kd_mesh *mesh, const bench_args *a, const kd_ca
 }
 
 /* The mesh and the row every device's row starts from. */
-static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh, kd_camera *cam, bench_row *base,
+static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh, bench_row *base,
                             kd_cli_progress *progress, kd_error *err)
 {
     double t0 = kd_build_now_ms();
@@ -320,10 +339,8 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
     base->load_ms = kd_build_now_ms() - t0;
     if (info.warning[0])
         kd_cli_error(k_cmd, "warning: %s", info.warning);
-    kd_camera_request req = {0};
-    if (!st)
-        st = kd_camera_setup_mesh(cam, &req, mesh, a->width, a->height, err);
     kd_scene_name(path, base->scene, sizeof base->scene);
+    base->view = a->view ? a->view : "default";
     if (!st) {
         base->num_triangles = mesh->num_triangles;
         base->width = a->width;
@@ -334,10 +351,35 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
     return st;
 }
 
+/* The camera of --view (default: the automatic framing), computed views
+ * traced through the CPU tree. */
+static kd_status bench_camera(const bench_args *a, const char *path, const kd_mesh *mesh, const kd_tree *tree,
+                              kd_camera *cam, kd_error *err)
+{
+    kd_camera_request req = {0};
+    bool computed = false;
+    if (a->view && kd_cli_view_resolve(k_cmd, path, a->view, &req, &computed) >= 0)
+        return kd_error_set(err, KD_ERR_INVALID, "--view %s: no such view of %s", a->view, path);
+    if (computed) {
+        float *tri_verts = NULL;
+        kd_trace_scene trace;
+        kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, err);
+        if (!st)
+            st = kd_trace_scene_init(&trace, tree, tri_verts, mesh->num_triangles, err);
+        if (!st)
+            st = kd_view_computed(a->view, &trace, &req, err);
+        free(tri_verts);
+        KD_TRY(st);
+    }
+    return kd_camera_setup_mesh(cam, &req, mesh, a->width, a->height, err);
+}
+
 /* The CPU row: the exact-SAH tree is built whether or not the CPU is timed
- * (it is the yardstick of every SAH ratio), cast only when it is. */
-static kd_status bench_cpu(const bench_args *a, const kd_mesh *mesh, const kd_camera *cam, kd_tree *cpu_tree,
-                           bench_row *cpu, kd_cli_progress *progress, kd_error *err)
+ * (it is the yardstick of every SAH ratio), then the camera is set up (a
+ * computed view traces through that tree), and the CPU casts only when it
+ * is timed. */
+static kd_status bench_cpu(const bench_args *a, const char *path, const kd_mesh *mesh, kd_camera *cam,
+                           kd_tree *cpu_tree, bench_row *cpu, kd_cli_progress *progress, kd_error *err)
 {
     kd_sah_constants constants;
     kd_sah_constants_default(&constants);
@@ -348,6 +390,8 @@ static kd_status bench_cpu(const bench_args *a, const kd_mesh *mesh, const kd_ca
         kd_tree_compute_stats(cpu_tree, &constants, &cpu->stats);
         cpu->sah_ratio = 1.0;
     }
+    if (!st)
+        st = bench_camera(a, path, mesh, cpu_tree, cam, err);
     kd_cli_progress_begin(progress, "casting rays on the CPU", "tiles");
     if (!st && timed)
         st = bench_cpu_render(cpu_tree, mesh, cam, a->threads, cpu, progress, err);
@@ -363,11 +407,11 @@ static kd_status bench_scene(const bench_args *a, const char *path, bench_row *r
     kd_tree cpu_tree = {0}, gpu_tree = {0};
     kd_camera cam;
     bench_row base = {0};
-    kd_status st = load_scene(a, path, &mesh, &cam, &base, progress, err);
+    kd_status st = load_scene(a, path, &mesh, &base, progress, err);
     bench_row cpu = base;
     cpu.device = "cpu";
     if (!st)
-        st = bench_cpu(a, &mesh, &cam, &cpu_tree, &cpu, progress, err);
+        st = bench_cpu(a, path, &mesh, &cam, &cpu_tree, &cpu, progress, err);
     if (!st && (a->devices & BENCH_CPU))
         rows[(*num_rows)++] = cpu;
     if (!st && (a->devices & BENCH_GPU)) {
@@ -407,10 +451,11 @@ int kd_cmd_bench(int argc, char **argv)
         st = bench_scene(&a, a.scenes[s], rows, &num_rows, &progress, &err);
     /* A '-' output takes stdout for its data alone. */
     if (!st && !kd_cli_is_stdout(a.json_path) && !kd_cli_is_stdout(a.csv_path)) {
-        printf("primary rays at %dx%d, default framing; build ms: median of %d after a first, untimed build "
+        printf("rays at %dx%d, view %s; Mrays/s: primary rays; diffuse: Mrays/s of one diffuse bounce from "
+               "each primary hit, timed apart; build ms: median of %d after a first, untimed build "
                "(given apart: first ms); Mtri/s: millions of triangles built per second; peak MiB: the GPU "
                "builder's device memory\n",
-               a.width, a.height, a.builds);
+               a.width, a.height, a.view ? a.view : "default (outside framing)", a.builds);
         kd_bench_print_table(stdout, rows, num_rows);
     }
     if (!st)

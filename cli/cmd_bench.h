@@ -26,6 +26,7 @@ typedef struct bench_args {
     float empty_space;       /* < 0: the build rules' min empty fraction */
     uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
     bool quiet;              /* no progress line, no scene notes on stderr */
+    const char *view;        /* --view NAME; NULL: default */
 } bench_args;
 
 typedef struct bench_row {
@@ -39,8 +40,10 @@ typedef struct bench_row {
     kd_tree_stats stats;
     double sah_ratio;        /* to the CPU exact-SAH tree */
     double rays_per_second;
+    double diffuse_rays_per_second;  /* the bounce rays of --rays diffuse, per second of their own */
     double cpu_tree_rays_per_second; /* GPU rows: the CPU tree on the GPU caster */
     int width, height;
+    const char *view;        /* the camera's view name */
 } bench_row;
 
 /* Millions of triangles built per second in ms milliseconds (0 for none). */

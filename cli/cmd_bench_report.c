@@ -19,9 +19,10 @@ static double bytes_per_triangle(const bench_row *r)
 
 void kd_bench_print_table(FILE *f, const bench_row *rows, int n)
 {
-    fprintf(f, "%-28s %-4s %9s %8s %9s %7s %9s %7s %9s %7s %9s %7s %8s %6s %9s %9s %5s %8s %8s %8s\n", "scene",
-            "dev", "triangles", "load ms", "build ms", "Mtri/s", "min ms", "Mtri/s", "first ms", "Mtri/s",
-            "peak MiB", "B/tri", "SAH", "ratio", "nodes", "leaves", "depth", "refs/tri", "Mrays/s", "cpu tree");
+    fprintf(f, "%-28s %-4s %9s %8s %9s %7s %9s %7s %9s %7s %9s %7s %8s %6s %9s %9s %5s %8s %8s %8s %8s\n",
+            "scene", "dev", "triangles", "load ms", "build ms", "Mtri/s", "min ms", "Mtri/s", "first ms", "Mtri/s",
+            "peak MiB", "B/tri", "SAH", "ratio", "nodes", "leaves", "depth", "refs/tri", "Mrays/s", "diffuse",
+            "cpu tree");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         char cpu_tree[32] = "-", peak[32] = "-", per_tri[32] = "-";
@@ -32,13 +33,13 @@ void kd_bench_print_table(FILE *f, const bench_row *rows, int n)
             snprintf(per_tri, sizeof per_tri, "%.0f", bytes_per_triangle(r));
         }
         fprintf(f, "%-28s %-4s %9u %8.1f %9.2f %7.2f %9.2f %7.2f %9.2f %7.2f %9s %7s %8.2f %6.3f %9u %9u %5u %8.2f "
-                   "%8.1f %8s\n",
+                   "%8.1f %8.1f %8s\n",
                 r->scene, r->device, r->num_triangles, r->load_ms, r->build_median_ms,
                 kd_bench_mtris_per_second(r->num_triangles, r->build_median_ms), r->build_min_ms,
                 kd_bench_mtris_per_second(r->num_triangles, r->build_min_ms), r->first_build_ms,
                 kd_bench_mtris_per_second(r->num_triangles, r->first_build_ms), peak, per_tri, r->stats.sah_cost,
                 r->sah_ratio, r->stats.num_nodes, r->stats.num_leaves, r->stats.max_leaf_depth,
-                r->stats.refs_per_triangle, r->rays_per_second / 1e6, cpu_tree);
+                r->stats.refs_per_triangle, r->rays_per_second / 1e6, r->diffuse_rays_per_second / 1e6, cpu_tree);
     }
 }
 
@@ -71,9 +72,12 @@ static void write_csv_row(FILE *f, const bench_row *r)
         fprintf(f, "%llu,%.1f", (unsigned long long)r->peak_device_bytes, bytes_per_triangle(r));
     else
         fputc(',', f);
-    fprintf(f, ",%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f,%.0f\n", r->stats.sah_cost, r->sah_ratio,
+    fprintf(f, ",%.4f,%.4f,%u,%u,%u,%u,%.4f,%d,%d,%.0f,%.0f,%.0f,", r->stats.sah_cost, r->sah_ratio,
             r->stats.num_nodes, r->stats.num_leaves, r->stats.num_empty_leaves, r->stats.max_leaf_depth,
-            r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second, r->cpu_tree_rays_per_second);
+            r->stats.refs_per_triangle, r->width, r->height, r->rays_per_second, r->cpu_tree_rays_per_second,
+            r->diffuse_rays_per_second);
+    write_csv_field(f, r->view);
+    fputc('\n', f);
 }
 
 static kd_status write_csv(const char *path, const bench_row *rows, int n, kd_error *err)
@@ -84,7 +88,7 @@ static kd_status write_csv(const char *path, const bench_row *rows, int n, kd_er
                       "build_min_ms,build_min_mtris_per_second,first_build_ms,first_build_mtris_per_second,"
                       "peak_device_bytes,peak_device_bytes_per_triangle,sah_cost,sah_ratio_to_cpu,nodes,"
                       "leaves,empty_leaves,max_depth,refs_per_triangle,width,height,rays_per_second,"
-                      "cpu_tree_rays_per_second\n");
+                      "cpu_tree_rays_per_second,diffuse_rays_per_second,view\n");
     for (int i = 0; i < n; i++)
         write_csv_row(out.file, &rows[i]);
     return kd_outfile_commit(&out, err);
@@ -115,7 +119,9 @@ static void write_json_row(kd_json *json, const bench_row *r)
     kd_json_kv_number(json, "sah_ratio_to_cpu", r->sah_ratio);
     kd_json_kv_int(json, "width", r->width);
     kd_json_kv_int(json, "height", r->height);
+    kd_json_kv_string(json, "view", r->view);
     kd_json_kv_number(json, "rays_per_second", r->rays_per_second);
+    kd_json_kv_number(json, "diffuse_rays_per_second", r->diffuse_rays_per_second);
     if (r->cpu_tree_rays_per_second > 0)
         kd_json_kv_number(json, "cpu_tree_rays_per_second", r->cpu_tree_rays_per_second);
     kd_json_key(json, "tree");

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli_options.h"
 #include "cli_util.h"
@@ -14,51 +13,14 @@
 
 static const char *const k_cmd = "demo";
 
-/* The default scene lies beside the executable, where an install puts it
- * (<prefix>/bin/../share/scankd/scenes) or where the build copies it next to
- * the build tree's scankd (<build>/share/scankd/scenes; cli/CMakeLists.txt),
- * so that scankd finds it wherever it was installed or built. */
-static const char *const k_scene_places[] = {"../share/scankd/scenes/cornell_box.obj",
-                                             "share/scankd/scenes/cornell_box.obj"};
-enum { NUM_SCENE_PLACES = sizeof k_scene_places / sizeof k_scene_places[0] };
-
-/* The folder holding the running executable, or false. */
-static bool exe_folder(char *dir, size_t bytes)
-{
-    ssize_t n = readlink("/proc/self/exe", dir, bytes - 1);
-    if (n <= 0)
-        return false;
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    return true;
-}
-
-/* Fills path with the default scene and returns true, or names where it
- * looked (in path) and returns false. */
-static bool find_default_scene(char *path, size_t bytes)
-{
-    char dir[4096], candidate[4096 + 64];
-    if (!exe_folder(dir, sizeof dir)) {
-        snprintf(path, bytes, "/proc/self/exe (unreadable, so the executable's folder is unknown)");
-        return false;
-    }
-    for (int i = 0; i < NUM_SCENE_PLACES; i++) {
-        snprintf(candidate, sizeof candidate, "%s/%s", dir, k_scene_places[i]);
-        if (access(candidate, R_OK) == 0) {
-            snprintf(path, bytes, "%s", candidate);
-            return true;
-        }
-    }
-    snprintf(path, bytes, "%s/%s and %s/%s", dir, k_scene_places[0], dir, k_scene_places[1]);
-    return false;
-}
+/* The default scene lies beside the executable (kd_cli_share_file), so
+ * that scankd finds it wherever it was installed or built. */
+static bool find_default_scene(char *path, size_t bytes) { return kd_cli_share_file("cornell_box.obj", path, bytes); }
 
 typedef struct demo_args {
     const char *scene, *dir;
     int device; /* index in kd_cli_device_names */
+    const char *view; /* --view NAME, or NULL */
 } demo_args;
 
 static void print_about(FILE *f)
@@ -90,6 +52,7 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_ENUM, .name = "--device", .metavar = "KIND", .offset = offsetof(demo_args, device),
      .names = kd_cli_device_names, .expects = "gpu, cpu or auto",
      .help = "where to build and trace: gpu, cpu or auto (default %D)"},
+    KD_CLI_VIEW_OPTION(offsetof(demo_args, view)),
 };
 
 static const kd_cli_command k_command = {
@@ -119,15 +82,18 @@ static int run_steps(const demo_args *a, const char *scene, char paths[][1024])
     char *device = (char *)kd_cli_device_names[a->device];
     printf("== scankd render %s\n", scene);
     fflush(stdout);
+    /* --view default is the same camera as none. */
+    char *view = (char *)(a->view ? a->view : "default");
     char *render[] = {"render", "--device", device, "--image", "shaded", "--image", "steps", "-o", pattern,
-                      "--", (char *)scene, NULL};
-    int rc = kd_cmd_render_as(k_cmd, 11, render);
+                      "--view", view, "--", (char *)scene, NULL};
+    int rc = kd_cmd_render_as(k_cmd, 13, render);
     if (rc != KD_EXIT_OK)
         return rc;
     printf("\n== scankd verify %s\n", scene);
     fflush(stdout);
-    char *verify[] = {"verify", "--device", device, "-o", paths[DEMO_VERIFY], "--", (char *)scene, NULL};
-    return kd_cmd_verify_as(k_cmd, 7, verify);
+    char *verify[] = {"verify", "--device", device, "-o", paths[DEMO_VERIFY], "--view", view, "--", (char *)scene,
+                      NULL};
+    return kd_cmd_verify_as(k_cmd, 9, verify);
 }
 
 int kd_cmd_demo(int argc, char **argv)

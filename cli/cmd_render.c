@@ -29,6 +29,9 @@ typedef struct render_args {
     bool quiet;
     int device; /* kd_cli_device as asked for; resolved to cpu or gpu in kd_cmd_render */
     uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
+    const char *view;  /* --view NAME, or NULL */
+    int rays;          /* kd_ray_kind */
+    int seed;          /* of the diffuse bounces */
 } render_args;
 
 /* ---- Options ------------------------------------------------------------------ */
@@ -43,11 +46,19 @@ static void print_about(FILE *f)
             "GPU builder and rays are cast one thread per ray; on the CPU, by the exact-SAH\n"
             "builder and on all cores. Prints rays per second: on the CPU, primary rays / wall\n"
             "time of the ray casting alone; on the GPU, primary rays / kernel time (median of\n"
-            "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n",
+            "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n"
+            "With --rays diffuse, one bounce ray per primary hit follows, timed apart; its\n"
+            "rays per second count the bounce rays cast. The steps and tests images then show\n"
+            "the bounce rays' work; the shaded and depth images stay the primary rays'.\n",
             KD_RENDER_GPU_LAUNCHES);
 }
 
-static void set_defaults(void *args) { memset(args, 0, sizeof(render_args)); }
+static void set_defaults(void *args)
+{
+    render_args *a = args;
+    memset(a, 0, sizeof *a);
+    a->seed = KD_BOUNCE_DEFAULT_SEED;
+}
 
 /* --image KIND, repeatable: one kind, or all, into the images wanted. */
 static int parse_image(const char *command, int argc, char **argv, int *i, void *dest)
@@ -93,6 +104,11 @@ static const kd_cli_option k_options[] = {
     KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, WxH (or W H), each 1..16384 (default "
                                        KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) "x"
                                        KD_CLI_STR(KD_RENDER_DEFAULT_SIZE) ")"),
+    KD_CLI_VIEW_OPTION(ARG(view)),
+    KD_CLI_RAYS_OPTION(ARG(rays), ""),
+    {.kind = KD_CLI_INT, .name = "--seed", .metavar = "S", .offset = ARG(seed), .min = 0,
+     .max = 2147483647.0, .expects = "a whole number in 0..2^31-1",
+     .help = "seed of the diffuse bounces (default %D; verify --seed S checks the same rays)"},
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
      .help = "CPU worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),
@@ -176,19 +192,28 @@ static void output_path(const render_args *args, int num_images, kd_render_image
 
 /* Casts the primary rays on the GPU: the tree and triangles are uploaded,
  * then timed launches; the stats carry kernel time. */
-static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, kd_render_buffers *buf,
-                               kd_render_stats *stats, kd_error *err)
+static kd_status cast_rays_gpu(const kd_scene *scene, const kd_camera *cam, const render_args *args,
+                               kd_render_buffers *buf, kd_render_stats *stats, kd_error *err)
 {
     kd_gpu_render_stats gs;
-    kd_status st = kd_cli_gpu_cast(scene, cam, KD_RENDER_GPU_LAUNCHES, buf, &gs, err);
+    const kd_gpu_render_options options = {KD_RENDER_GPU_LAUNCHES, (kd_ray_kind)args->rays, (uint32_t)args->seed,
+                                           1};
+    kd_status st = kd_cli_gpu_cast(scene, cam, &options, buf, &gs, err);
     if (st)
         return st;
+    memset(stats, 0, sizeof *stats);
     stats->num_rays = gs.num_rays;
     stats->num_hits = gs.num_hits;
     stats->total_steps = gs.total_steps;
     stats->total_tests = gs.total_tests;
     stats->seconds = gs.kernel_ms * 1e-3;
     stats->rays_per_second = gs.rays_per_second;
+    stats->num_bounce_rays = gs.num_bounce_rays;
+    stats->num_bounce_hits = gs.num_bounce_hits;
+    stats->bounce_steps = gs.bounce_steps;
+    stats->bounce_tests = gs.bounce_tests;
+    stats->bounce_seconds = gs.bounce_kernel_ms * 1e-3;
+    stats->bounce_rays_per_second = gs.bounce_rays_per_second;
     return KD_OK;
 }
 
@@ -199,7 +224,7 @@ static kd_status cast_rays(const render_args *args, const kd_scene *scene, const
 {
     switch (args->device) {
     case KD_CLI_DEVICE_GPU:
-        return cast_rays_gpu(scene, cam, buf, stats, err);
+        return cast_rays_gpu(scene, cam, args, buf, stats, err);
     case KD_CLI_DEVICE_CPU:
     default: {
         kd_trace_scene trace;
@@ -207,7 +232,8 @@ static kd_status cast_rays(const render_args *args, const kd_scene *scene, const
                                            scene->mesh.num_triangles, err);
         if (st)
             return st;
-        kd_render_options options = {args->threads, kd_cli_progress_update, progress};
+        kd_render_options options = {args->threads, kd_cli_progress_update, progress, (kd_ray_kind)args->rays,
+                                     (uint32_t)args->seed};
         return kd_render_cpu(&trace, cam, &options, buf, stats, err);
     }
     }
@@ -218,6 +244,24 @@ typedef struct written_images {
     int num, kinds[KD_RENDER_NUM_KINDS];
     char paths[KD_RENDER_NUM_KINDS][1024];
 } written_images;
+
+/* Mean of total over n, 0 for none. */
+static double mean(uint64_t total, uint64_t n) { return n ? (double)total / (double)n : 0.0; }
+
+/* The diffuse bounces, as a member of the render object. */
+static void json_bounces(kd_json *json, const kd_render_stats *stats, int seed)
+{
+    kd_json_key(json, "diffuse");
+    kd_json_begin_object(json);
+    kd_json_kv_int(json, "seed", seed);
+    kd_json_kv_int(json, "rays", (int64_t)stats->num_bounce_rays);
+    kd_json_kv_int(json, "hits", (int64_t)stats->num_bounce_hits);
+    kd_json_kv_number(json, "seconds", stats->bounce_seconds);
+    kd_json_kv_number(json, "rays_per_second", stats->bounce_rays_per_second);
+    kd_json_kv_number(json, "mean_traversal_steps", mean(stats->bounce_steps, stats->num_bounce_rays));
+    kd_json_kv_number(json, "mean_triangle_tests", mean(stats->bounce_tests, stats->num_bounce_rays));
+    kd_json_end_object(json);
+}
 
 static void write_json(FILE *f, const render_args *args, const kd_scene *scene, const kd_camera *cam,
                        const kd_render_stats *stats, int threads, const written_images *images)
@@ -244,6 +288,11 @@ static void write_json(FILE *f, const render_args *args, const kd_scene *scene, 
     kd_json_kv_number(&json, "rays_per_second", stats->rays_per_second);
     kd_json_kv_number(&json, "mean_traversal_steps", (double)stats->total_steps / (double)stats->num_rays);
     kd_json_kv_number(&json, "mean_triangle_tests", (double)stats->total_tests / (double)stats->num_rays);
+    kd_json_kv_string(&json, "rays_kind", kd_cli_ray_kind_names[args->rays]);
+    if (args->view)
+        kd_json_kv_string(&json, "view", args->view);
+    if (args->rays == KD_RAYS_DIFFUSE)
+        json_bounces(&json, stats, args->seed);
     kd_json_end_object(&json);
     kd_json_key(&json, "images");
     kd_json_begin_array(&json);
@@ -274,6 +323,17 @@ static void print_render_line(FILE *report, bool gpu, const kd_render_stats *sta
             100.0 * (double)stats->num_hits / (double)stats->num_rays,
             (double)stats->total_steps / (double)stats->num_rays,
             (double)stats->total_tests / (double)stats->num_rays);
+}
+
+/* The "diffuse" line: the bounce rays, timed apart from the primaries. */
+static void print_bounce_line(FILE *report, bool gpu, const kd_render_stats *stats)
+{
+    fprintf(report, "diffuse     %llu bounce rays (one per primary hit) in %.3f %s: %.2f Mrays/s; %.1f%% hit; "
+                    "%.1f steps, %.1f triangle tests per ray\n",
+            (unsigned long long)stats->num_bounce_rays, gpu ? stats->bounce_seconds * 1e3 : stats->bounce_seconds,
+            gpu ? "ms (kernel time)" : "s", stats->bounce_rays_per_second * 1e-6,
+            100.0 * mean(stats->num_bounce_hits, stats->num_bounce_rays),
+            mean(stats->bounce_steps, stats->num_bounce_rays), mean(stats->bounce_tests, stats->num_bounce_rays));
 }
 
 /* The images asked for and their paths, known before any work. */
@@ -320,6 +380,8 @@ static kd_status cast_and_report(const render_args *args, const kd_scene *scene,
         return st;
     if (report)
         print_render_line(report, args->device == KD_CLI_DEVICE_GPU, &stats, threads);
+    if (report && args->rays == KD_RAYS_DIFFUSE)
+        print_bounce_line(report, args->device == KD_CLI_DEVICE_GPU, &stats);
     if ((st = write_images(buf, report, images, err)))
         return st;
     if (!args->json)
@@ -369,7 +431,7 @@ int kd_cmd_render_as(const char *label, int argc, char **argv)
     kd_cli_progress_init(&progress, label, args.quiet);
     const kd_cli_scene_args scene_args = {args.scene, args.tree, args.force_tree, args.threads,
                                           (kd_cli_device)args.device, &args.camera, KD_RENDER_DEFAULT_SIZE,
-                                          args.device_memory_limit, &progress};
+                                          args.device_memory_limit, &progress, args.view};
     if ((code = kd_cli_scene_and_camera(label, &scene_args, report, &scene, &cam)) >= 0)
         return code;
     kd_error err;

@@ -1,13 +1,96 @@
 #include "cmd_render_common.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu_build.h"
 #include "cuda_status.h"
 #include "tree_io.h"
 #include "tree_stats.h"
+#include "views.h"
 
 const char *const kd_cli_device_names[] = {"auto", "cpu", "gpu", NULL};
+const char *const kd_cli_ray_kind_names[] = {"primary", "diffuse", NULL};
+
+/* Where share/scankd/scenes lies from the executable's folder: an install's
+ * <prefix>/bin/../share, or the build tree's copy beside its scankd
+ * (cli/CMakeLists.txt), so that scankd finds its files wherever it was
+ * installed or built, without a compiled-in path. */
+static const char *const k_share_places[] = {"../share/scankd/scenes", "share/scankd/scenes"};
+enum { NUM_SHARE_PLACES = sizeof k_share_places / sizeof k_share_places[0] };
+
+/* The folder holding the running executable, or false. */
+static bool exe_folder(char *dir, size_t bytes)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, bytes - 1);
+    if (n <= 0)
+        return false;
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+bool kd_cli_share_file(const char *file, char *path, size_t bytes)
+{
+    char dir[4096], candidate[2 * 4096];
+    if (!exe_folder(dir, sizeof dir)) {
+        snprintf(path, bytes, "/proc/self/exe (unreadable, so the executable's folder is unknown)");
+        return false;
+    }
+    for (int i = 0; i < NUM_SHARE_PLACES; i++) {
+        snprintf(candidate, sizeof candidate, "%s/%s/%s", dir, k_share_places[i], file);
+        if (access(candidate, R_OK) == 0) {
+            snprintf(path, bytes, "%s", candidate);
+            return true;
+        }
+    }
+    snprintf(path, bytes, "%s/%s/%s and %s/%s/%s", dir, k_share_places[0], file, dir, k_share_places[1], file);
+    return false;
+}
+
+int kd_cli_views_files(const char *scene_path, char paths[][4096 + 64])
+{
+    int n = 0;
+    const char *slash = strrchr(scene_path, '/');
+    if (slash)
+        snprintf(paths[n++], 4096 + 64, "%.*s/views.txt", (int)(slash - scene_path), scene_path);
+    else
+        snprintf(paths[n++], 4096 + 64, "views.txt");
+    if (kd_cli_share_file("views.txt", paths[n], 4096 + 64))
+        n++;
+    return n;
+}
+
+int kd_cli_view_resolve(const char *command, const char *scene_path, const char *view, kd_camera_request *req,
+                        bool *computed)
+{
+    *computed = false;
+    char files[3][4096 + 64], scene[256], names[1024] = "", found_names[512];
+    kd_scene_name(scene_path, scene, sizeof scene);
+    const int num_files = kd_cli_views_files(scene_path, files);
+    for (int i = 0; i < num_files; i++) {
+        bool found = false;
+        kd_error err;
+        if (kd_views_file_lookup(files[i], scene, view, req, &found, found_names, sizeof found_names, &err)) {
+            kd_cli_error(command, "%s", err.message);
+            return KD_EXIT_FAILURE;
+        }
+        if (found)
+            return -1;
+        if (found_names[0])
+            snprintf(names + strlen(names), sizeof names - strlen(names), ", %s (%.200s)", found_names, files[i]);
+    }
+    for (int i = 0; kd_view_computed_names[i]; i++)
+        if (strcmp(view, kd_view_computed_names[i]) == 0) {
+            *computed = true;
+            return -1;
+        }
+    return kd_cli_usage_error(command, "--view '%s': no such view of %s; its views: default, inside (computed)%s",
+                              view, scene, names);
+}
 
 bool kd_cli_have_gpu(void)
 {
@@ -78,10 +161,11 @@ bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress
 
 /* Sets the camera up; an impossible request is a usage error, a scene the
  * automatic camera cannot frame a failure. */
-static int setup_camera(const char *command, const kd_cli_scene_args *a, kd_scene *scene, kd_camera *cam)
+static int setup_camera(const char *command, const kd_cli_scene_args *a, const kd_camera_request *req,
+                        kd_scene *scene, kd_camera *cam)
 {
     kd_error err;
-    const kd_status st = kd_camera_setup_mesh(cam, a->camera, &scene->mesh, a->default_size, a->default_size, &err);
+    const kd_status st = kd_camera_setup_mesh(cam, req, &scene->mesh, a->default_size, a->default_size, &err);
     if (st == KD_OK)
         return -1;
     kd_scene_free(scene);
@@ -91,10 +175,28 @@ static int setup_camera(const char *command, const kd_cli_scene_args *a, kd_scen
     return KD_EXIT_FAILURE;
 }
 
+/* A computed view's camera parts, from the scene's tree. */
+static int compute_view(const char *command, const char *view, kd_scene *scene, kd_camera_request *req)
+{
+    kd_trace_scene trace;
+    kd_error err;
+    if (kd_trace_scene_init(&trace, &scene->tree, scene->tri_verts, scene->mesh.num_triangles, &err) == KD_OK &&
+        kd_view_computed(view, &trace, req, &err) == KD_OK)
+        return -1;
+    kd_scene_free(scene);
+    kd_cli_error(command, "--view %s: %s", view, err.message);
+    return KD_EXIT_FAILURE;
+}
+
 int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FILE *report, kd_scene *scene,
                             kd_camera *cam)
 {
     kd_error err;
+    kd_camera_request camera = *a->camera;
+    bool computed = false;
+    int code;
+    if (a->view && (code = kd_cli_view_resolve(command, a->scene, a->view, &camera, &computed)) >= 0)
+        return code;
     if (a->tree && kd_tree_check_file(a->tree, &err) != KD_OK) {
         kd_cli_error(command, "%s", err.message);
         return KD_EXIT_FAILURE;
@@ -112,8 +214,9 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FIL
         kd_cli_error(command, "warning: %s", scene->load_info.warning);
     if (scene->warning[0])
         kd_cli_error(command, "warning: --force-tree: %s", scene->warning);
-    const int code = setup_camera(command, a, scene, cam);
-    if (code >= 0)
+    if (computed && (code = compute_view(command, a->view, scene, &camera)) >= 0)
+        return code;
+    if ((code = setup_camera(command, a, &camera, scene, cam)) >= 0)
         return code;
     if (report) {
         kd_cli_print_scene(report, a->scene, a->tree, scene);
@@ -122,7 +225,7 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FIL
     return -1;
 }
 
-kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launches,
+kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, const kd_gpu_render_options *options,
                           kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err)
 {
     kd_gpu_scene *gpu_scene = NULL;
@@ -130,7 +233,7 @@ kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launc
                                        scene->mesh.num_triangles, err);
     if (st)
         return st;
-    st = kd_gpu_render(gpu_scene, cam, launches, buf, stats, err);
+    st = kd_gpu_render_with(gpu_scene, cam, options, buf, stats, err);
     kd_gpu_scene_destroy(gpu_scene);
     return st;
 }

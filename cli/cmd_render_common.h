@@ -89,7 +89,36 @@ typedef struct kd_cli_scene_args {
     int default_size;          /* square, unless asked otherwise */
     uint64_t max_device_bytes; /* --device-memory-limit; 0: none */
     kd_cli_progress *progress; /* the loading and building steps' line, or NULL */
+    const char *view;          /* --view NAME, or NULL */
 } kd_cli_scene_args;
+
+/* The --view row of an option table (a const char * at offset `at`). */
+#define KD_CLI_VIEW_OPTION(at)                                                                      \
+    {.kind = KD_CLI_STRING, .name = "--view", .metavar = "NAME", .offset = (at),                     \
+     .help = "a named camera: default (the outside framing), inside (an eye inside the scene's box, "\
+             "in its roomiest free space, looking along the longest horizontal axis), or a view of "  \
+             "this scene in a views file (views.txt beside the scene, then share/scankd/scenes/"     \
+             "views.txt beside scankd); --eye, --look, --up and --fov override its parts; an unknown "\
+             "NAME lists the scene's views"}
+
+/* The views file places, in the order they are read, for the scene at
+ * scene_path: views.txt in the scene's folder, then the one shipped beside
+ * the executable. Returns how many paths it filled (at most 3). */
+int kd_cli_views_files(const char *scene_path, char paths[][4096 + 64]);
+
+/* path receives <the executable's folder>/<place>/<file> for the first
+ * place of share/scankd/scenes beside the executable (an install's
+ * ../share, or the build tree's share) where the file is readable; false,
+ * with the places looked at in path, when none is. */
+bool kd_cli_share_file(const char *file, char *path, size_t bytes);
+
+/* Resolves --view NAME into req for the scene at scene_path before the
+ * scene is loaded: a views file's line, or a computed view (*computed),
+ * which kd_view_computed finishes once the tree exists. Returns -1 to go on,
+ * or the exit code with the message printed: 2 for an unknown name (the
+ * message lists the scene's views), 1 for a malformed views file. */
+int kd_cli_view_resolve(const char *command, const char *scene_path, const char *view, kd_camera_request *req,
+                        bool *computed);
 
 /* Loads the scene and builds its tree on the resolved device (or loads the
  * tree file, whose header is checked before the mesh is loaded), sets the
@@ -108,11 +137,19 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *args, 
              "or records none (format version 1), with a warning; a tree of another triangle count, "\
              "or whose box does not hold the scene, is refused all the same"}
 
-/* Casts the camera's primary rays through the scene on the GPU: uploads the
- * tree and triangles, runs kd_gpu_render (launches timed launches after a
- * warm-up) and frees the upload. */
-kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, int launches,
+/* Casts the camera's rays through the scene on the GPU: uploads the tree
+ * and triangles, runs kd_gpu_render_with and frees the upload. */
+kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, const kd_gpu_render_options *options,
                           kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
+
+/* The --rays row of an option table (an int holding a kd_ray_kind at offset `at`). */
+extern const char *const kd_cli_ray_kind_names[];
+#define KD_CLI_RAYS_OPTION(at, more_help)                                                           \
+    {.kind = KD_CLI_ENUM, .name = "--rays", .metavar = "KIND", .offset = (at),                      \
+     .names = kd_cli_ray_kind_names, .expects = "primary or diffuse",                               \
+     .help = "primary (default: one camera ray per pixel) or diffuse (the camera rays, then one "    \
+             "cosine-weighted diffuse bounce from each primary hit, seeded so the CPU and the GPU "   \
+             "cast the same rays; timed apart)" more_help}
 
 /* "scene ..." and "tree ..." lines of the text report. */
 void kd_cli_print_scene(FILE *f, const char *obj_path, const char *tree_path, const kd_scene *scene);

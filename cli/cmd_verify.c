@@ -88,7 +88,7 @@ static kd_status verification_image(const kd_trace_scene *trace, const kd_camera
     kd_status st = kd_render_buffers_alloc(&buf, cam->width, cam->height, err);
     if (st)
         return st;
-    kd_render_options options = {threads, NULL, NULL};
+    kd_render_options options = {threads, NULL, NULL, KD_RAYS_PRIMARY, 0};
     kd_render_stats stats;
     st = kd_render_cpu(trace, cam, &options, &buf, &stats, err);
     if (!st)
@@ -120,6 +120,7 @@ typedef struct verify_run {
     kd_camera cam;
     ray_set set;
     uint8_t *mismatch;     /* per ray */
+    kd_trace_hit *hits;    /* the tree's hit of each ray */
     kd_image shaded, marked;
     verify_result r;
     kd_cli_progress progress; /* the line of the long steps */
@@ -128,6 +129,7 @@ typedef struct verify_run {
 static void verify_free(verify_run *v)
 {
     free(v->mismatch);
+    free(v->hits);
     free(v->set.rays);
     free(v->set.pixel);
     kd_image_free(&v->shaded);
@@ -168,7 +170,7 @@ static int prepare(verify_run *v)
     }
     kd_cli_progress_init(&v->progress, a->label, a->quiet);
     const kd_cli_scene_args scene_args = {a->scene, a->tree, a->force_tree, a->threads, device, &a->camera,
-                                          KD_VERIFY_DEFAULT_SIZE, a->device_memory_limit, &v->progress};
+                                          KD_VERIFY_DEFAULT_SIZE, a->device_memory_limit, &v->progress, a->view};
     code = kd_cli_scene_and_camera(a->label, &scene_args, v->report, &v->scene, &v->cam);
     if (code >= 0) {
         kd_image_free(&v->reference);
@@ -177,6 +179,35 @@ static int prepare(verify_run *v)
     if (v->report)
         fflush(v->report); /* the scene lines show while the checks run */
     return -1;
+}
+
+/* (b): the rays, then the camera rays' diffuse bounces, against brute force. */
+static kd_status check_ray_agreement(verify_run *v, const kd_trace_scene *trace, kd_error *err)
+{
+    const verify_args *a = &v->a;
+    verify_result *r = &v->r;
+    const size_t num_rays = v->set.num_camera + v->set.num_interior;
+    v->mismatch = calloc(num_rays + 1, 1);
+    v->hits = malloc((num_rays + 1) * sizeof *v->hits);
+    if (!v->mismatch || !v->hits)
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
+    kd_cli_progress_begin(&v->progress, "checking rays", "rays");
+    kd_status st = kd_verify_rays(trace, v->set.rays, num_rays, a->tolerance, a->threads,
+                                  kd_cli_progress_update, &v->progress, v->mismatch, v->hits, &r->rays, err);
+    kd_cli_progress_begin(&v->progress, "checking diffuse bounces", "rays");
+    if (!st)
+        st = kd_verify_bounces(trace, v->set.rays, v->hits, v->set.every_pixel ? NULL : v->set.pixel,
+                               v->set.num_camera, (uint32_t)a->seed, a->tolerance, a->threads,
+                               kd_cli_progress_update, &v->progress, v->mismatch, &r->bounces, err);
+    kd_cli_progress_end(&v->progress);
+    if (st)
+        return st;
+    r->rays_run = true;
+    /* A run in which no ray hit anything compared nothing: it does not pass. */
+    r->nothing_hit = r->rays.num_ref_hits == 0;
+    r->rays_pass = r->rays.num_mismatches == 0 && !r->nothing_hit;
+    r->bounces_pass = r->bounces.num_mismatches == 0;
+    return KD_OK;
 }
 
 /* (b), and what needs traced rays: (d) and the verification image. Rays are
@@ -196,23 +227,12 @@ static kd_status check_rays(verify_run *v, kd_error *err)
         snprintf(r->rays_skipped, sizeof r->rays_skipped, "%s", why.message);
         return KD_OK;
     }
-    const size_t num_rays = v->set.num_camera + v->set.num_interior;
-    v->mismatch = calloc(num_rays + 1, 1);
-    if (!v->mismatch)
-        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu rays", num_rays);
-    kd_cli_progress_begin(&v->progress, "checking rays", "rays");
-    kd_status st = kd_verify_rays(&trace, v->set.rays, num_rays, a->tolerance, a->threads,
-                                  kd_cli_progress_update, &v->progress, v->mismatch, NULL, &r->rays, err);
-    kd_cli_progress_end(&v->progress);
+    kd_status st = check_ray_agreement(v, &trace, err);
     if (st)
         return st;
-    r->rays_run = true;
-    /* A run in which no ray hit anything compared nothing: it does not pass. */
-    r->nothing_hit = r->rays.num_ref_hits == 0;
-    r->rays_pass = r->rays.num_mismatches == 0 && !r->nothing_hit;
     if (v->gpu) {
         kd_cli_progress_begin(&v->progress, "casting the camera on the GPU and the CPU", NULL);
-        st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, &r->gpu, err);
+        st = kd_verify_gpu_hits(&v->scene, &trace, &v->cam, a->threads, (uint32_t)a->seed, &r->gpu, err);
     }
     if (!st && (a->output || a->compare)) {
         kd_cli_progress_begin(&v->progress, "drawing the verification image", NULL);
@@ -264,6 +284,7 @@ static kd_status run_checks(verify_run *v, kd_error *err)
     if ((st = check_rays(v, err)))
         return st;
     r->rays.tolerance = a->tolerance;
+    r->bounces.tolerance = a->tolerance;
     return compare_reference(v, err);
 }
 
@@ -275,7 +296,7 @@ static kd_status report_results(const verify_run *v, bool *pass, kd_error *err)
     const verify_result *r = &v->r;
     FILE *report = v->report;
     /* On the GPU, (d) must have run and found no difference. */
-    *pass = r->invariants_pass && r->rays_pass && r->compare_pass && (!v->gpu || r->gpu.pass);
+    *pass = r->invariants_pass && r->rays_pass && r->bounces_pass && r->compare_pass && (!v->gpu || r->gpu.pass);
     if (report) {
         kd_verify_print_report(report, a, &v->set, &v->cam, r);
         if (a->compare && !r->compared)

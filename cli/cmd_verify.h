@@ -39,6 +39,7 @@ typedef struct verify_args {
     bool quiet;
     int device;           /* kd_cli_device as asked for; resolved to cpu or gpu */
     uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
+    const char *view;     /* --view NAME, or NULL */
 } verify_args;
 
 /* The rays checked: camera rays (through every pixel, or through sampled
@@ -63,16 +64,19 @@ int kd_verify_parse_args(int argc, char **argv, verify_args *a);
 /* (d), in cmd_verify_gpu.c: GPU-cast hits against CPU-cast hits. */
 typedef struct kd_gpu_hit_check {
     bool compared;            /* (d) ran */
-    size_t pixels, differ;
+    size_t pixels, differ;    /* differ: pixels whose primary or bounce hit differs */
+    size_t bounce_rays;       /* bounce rays cast on the CPU */
     size_t first_differ;      /* pixel index of the first difference */
+    bool first_is_bounce;     /* the first difference is in the bounce hit */
     uint32_t gpu_first_tri, cpu_first_tri;
     bool pass;
 } kd_gpu_hit_check;
 
-/* The camera cast on the GPU and on the CPU (trace, threads workers) through
- * the scene's tree; counts pixels whose hit triangle differs. */
+/* The camera's primary rays and their diffuse bounces (seed) cast on the
+ * GPU and on the CPU (trace, threads workers) through the scene's tree;
+ * counts pixels whose primary or bounce hit triangle differs. */
 kd_status kd_verify_gpu_hits(const kd_scene *scene, const kd_trace_scene *trace,
-                             const kd_camera *cam, int threads, kd_gpu_hit_check *check,
+                             const kd_camera *cam, int threads, uint32_t seed, kd_gpu_hit_check *check,
                              kd_error *err);
 /* The "gpu hits" lines of the text report, and its JSON member; nothing
  * when the check did not run. */
@@ -86,11 +90,12 @@ typedef struct verify_result {
     bool nothing_hit;         /* (b) traced, but no ray hit the scene: nothing was verified */
     char rays_skipped[KD_ERROR_MESSAGE_BYTES];
     kd_ray_report rays;
+    kd_ray_report bounces;    /* (b) for the camera rays' diffuse bounces */
     bool compared;            /* (c) ran */
     double mean_abs_diff, fraction_over;
     int max_diff;
     kd_gpu_hit_check gpu;     /* (d), with --device gpu */
-    bool invariants_pass, rays_pass, compare_pass;
+    bool invariants_pass, rays_pass, bounces_pass, compare_pass;
 } verify_result;
 
 /* The text report and the JSON (cmd_verify_report.c). */

@@ -27,8 +27,12 @@ static void print_about(FILE *f)
             "     the scene in random directions, the tree's closest hit must equal the\n"
             "     brute-force closest hit over all triangles: the same triangle, or a different\n"
             "     one at the same distance within a relative tolerance (coincident triangles).\n"
-            " GPU hits (--device gpu): the verification camera is ray-cast on the GPU and on\n"
-            "     the CPU through the same tree, and every pixel must hit the same triangle.\n"
+            "     The camera rays' diffuse bounces (one cosine-weighted ray from each hit, drawn\n"
+            "     from --seed and the pixel, as render --rays diffuse casts them) are checked\n"
+            "     against brute force the same way.\n"
+            " GPU hits (--device gpu): the verification camera and its bounces are ray-cast on\n"
+            "     the GPU and on the CPU through the same tree, and every pixel's primary and\n"
+            "     bounce rays must hit the same triangles.\n"
             "The checks run on the CPU; only the build and the GPU side of the hit check use\n"
             "the GPU. Any violation or mismatch makes the run fail, and so does a run that\n"
             "verified nothing: no ray hit the scene, or the camera cannot frame it.\n",
@@ -64,7 +68,7 @@ static const kd_cli_option k_options[] = {
      .help = "rays from inside the scene (default %D; 0 for none)"},
     {.kind = KD_CLI_INT, .name = "--seed", .metavar = "S", .offset = ARG(seed), .min = 0,
      .max = 2147483647.0, .expects = "a whole number in 0..2^31-1",
-     .help = "seed of the random samples (default %D)"},
+     .help = "seed of the random samples and of the diffuse bounces (default %D)"},
     {.kind = KD_CLI_FLOAT, .name = "--tolerance", .metavar = "R", .offset = ARG(tolerance), .min = 0,
      .max = 1, .flags = KD_CLI_MAX_OPEN,
      .help = "relative distance tolerance for coincident triangles (default %D)"},
@@ -80,6 +84,7 @@ static const kd_cli_option k_options[] = {
     KD_CLI_CAMERA_OPTIONS(ARG(camera), "image size in pixels, WxH (or W H), each 1..16384 (default "
                                        KD_CLI_STR(KD_VERIFY_DEFAULT_SIZE) "x"
                                        KD_CLI_STR(KD_VERIFY_DEFAULT_SIZE) ")"),
+    KD_CLI_VIEW_OPTION(ARG(view)),
     {.kind = KD_CLI_INT, .name = "--threads", .metavar = "N", .offset = ARG(threads), .min = 1, .max = 256,
      .help = "worker threads, %R (default: all cores)"},
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json),

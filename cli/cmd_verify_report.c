@@ -85,11 +85,28 @@ static void print_rays(FILE *f, const verify_args *a, const ray_set *set, const 
                 set->num_camera + set->num_interior);
 }
 
+/* The camera rays' diffuse bounces; their mismatches are named by the pixel
+ * they bounced from. */
+static void print_bounces(FILE *f, const ray_set *set, const kd_camera *cam, const verify_result *r)
+{
+    if (!r->rays_run)
+        return;
+    const kd_ray_report *b = &r->bounces;
+    fprintf(f, "bounces     %s  %llu diffuse bounce rays, one from each camera ray's hit: %llu hit; %llu same "
+               "triangle, %llu coincident, %llu mismatches; %.2f s\n",
+            r->bounces_pass ? "PASS" : "FAIL", (unsigned long long)b->num_rays, (unsigned long long)b->num_ref_hits,
+            (unsigned long long)b->num_same, (unsigned long long)b->num_coincident,
+            (unsigned long long)b->num_mismatches, b->seconds);
+    for (int e = 0; e < b->num_examples; e++)
+        print_mismatch(f, set, cam, &b->examples[e]);
+}
+
 void kd_verify_print_report(FILE *f, const verify_args *a, const ray_set *set, const kd_camera *cam,
                             const verify_result *r)
 {
     print_invariants(f, r);
     print_rays(f, a, set, cam, r);
+    print_bounces(f, set, cam, r);
     kd_verify_print_gpu_hits(f, cam, &r->gpu);
     if (r->compared)
         fprintf(f,
@@ -159,6 +176,18 @@ static void json_rays(kd_json *json, const verify_args *a, const ray_set *set, c
     kd_json_kv_int(json, "brute_force_triangle_tests", (int64_t)r->rays.num_triangle_tests);
     kd_json_kv_number(json, "seconds", r->rays.seconds);
     kd_json_end_object(json);
+    if (!r->rays_run)
+        return;
+    kd_json_key(json, "bounce_rays");
+    kd_json_begin_object(json);
+    kd_json_kv_bool(json, "pass", r->bounces_pass);
+    kd_json_kv_int(json, "rays", (int64_t)r->bounces.num_rays);
+    kd_json_kv_int(json, "hits", (int64_t)r->bounces.num_ref_hits);
+    kd_json_kv_int(json, "same", (int64_t)r->bounces.num_same);
+    kd_json_kv_int(json, "coincident", (int64_t)r->bounces.num_coincident);
+    kd_json_kv_int(json, "mismatches", (int64_t)r->bounces.num_mismatches);
+    kd_json_kv_number(json, "seconds", r->bounces.seconds);
+    kd_json_end_object(json);
 }
 
 static void json_compare(kd_json *json, const verify_args *a, const verify_result *r)
@@ -185,6 +214,8 @@ void kd_verify_write_json(FILE *file, const verify_args *a, const kd_scene *scen
     kd_json_begin_object(&json);
     kd_cli_json_scene(&json, a->scene, a->tree, scene);
     kd_cli_json_camera(&json, cam);
+    if (a->view)
+        kd_json_kv_string(&json, "view", a->view);
     json_invariants(&json, r);
     json_rays(&json, a, set, r);
     json_compare(&json, a, r);

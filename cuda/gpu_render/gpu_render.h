@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "bounce.h"
 #include "camera.h"
 #include "cpu_render.h"
 #include "gpu_build.h"
@@ -38,7 +39,21 @@ typedef struct kd_gpu_render_stats {
     double kernel_ms_min;
     double rays_per_second;    /* num_rays / median kernel time */
     int num_launches;
+    /* Diffuse bounces (zero for primary rays), timed by their own kernel. */
+    uint64_t num_bounce_rays, num_bounce_hits;
+    uint64_t bounce_steps, bounce_tests;
+    double bounce_kernel_ms, bounce_kernel_ms_min;
+    double bounce_rays_per_second;   /* bounce rays cast / median bounce kernel time */
 } kd_gpu_render_stats;
+
+/* What kd_gpu_render_with casts. */
+typedef struct kd_gpu_render_options {
+    int repeats;        /* timed launches, >= 1 (one warm-up launch first when > 1) */
+    kd_ray_kind rays;   /* KD_RAYS_DIFFUSE: then one bounce per primary hit, a second kernel */
+    uint32_t seed;      /* of the bounces (bounce.h) */
+    int counters;       /* 1: count steps and tests per pixel (the heat maps); 0: kernels that
+                           write the hit triangle and distance alone, to time the traversal */
+} kd_gpu_render_options;
 
 /* Casts one primary ray per pixel of cam. repeats >= 1 timed launches (one
  * warm-up launch first when repeats > 1). buf (may be NULL: timing only)
@@ -47,13 +62,23 @@ typedef struct kd_gpu_render_stats {
 kd_status kd_gpu_render(kd_gpu_scene *scene, const kd_camera *cam, int repeats,
                         kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
 
+/* kd_gpu_render with the ray kind and counters chosen: buf receives what
+ * kd_render_cpu writes with the same kind and seed (steps and tests only
+ * with options->counters; else 0). */
+kd_status kd_gpu_render_with(kd_gpu_scene *scene, const kd_camera *cam, const kd_gpu_render_options *options,
+                             kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
+
 /* ---- Lower level (kernels/gpu_render.cu; kd_gpu_render wraps it) --------- */
-/* Per-pixel raw results on the host: triangle hit, distance, counters. */
+/* Per-pixel raw results on the host: triangle hit, distance, counters (of
+ * the bounce rays with diffuse rays, as kd_render_buffers), and the bounce
+ * rays' hit triangle and distance (NULL unless diffuse). */
 typedef struct kd_gpu_render_raw {
     uint32_t *tri;
     float *t;
     uint32_t *steps;
     uint32_t *tests;
+    uint32_t *bounce_tri;
+    float *bounce_t;
 } kd_gpu_render_raw;
 
 /* A scene over kd_trace_scene arrays: upload = 1 copies host arrays to the
@@ -66,9 +91,9 @@ kd_status kd_gr_scene_make(kd_gpu_scene **out, const kd_trace_scene *src,
 kd_status kd_gpu_scene_trace(kd_gpu_scene *scene, kd_trace_scene *view, kd_error *err);
 
 /* raw may be NULL; its arrays hold width * height entries. */
-kd_status kd_gpu_render_raw_run(kd_gpu_scene *scene, const kd_camera *cam, int repeats,
-                                kd_gpu_render_raw *raw, kd_gpu_render_stats *stats,
-                                kd_error *err);
+kd_status kd_gpu_render_raw_run(kd_gpu_scene *scene, const kd_camera *cam,
+                                const kd_gpu_render_options *options, kd_gpu_render_raw *raw,
+                                kd_gpu_render_stats *stats, kd_error *err);
 
 #ifdef __cplusplus
 }

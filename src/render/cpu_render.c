@@ -2,6 +2,7 @@
 #include "cpu_render.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,10 @@ kd_status kd_render_buffers_alloc(kd_render_buffers *buf, int width, int height,
     buf->steps = malloc(n * sizeof *buf->steps);
     buf->tests = malloc(n * sizeof *buf->tests);
     buf->tri = malloc(n * sizeof *buf->tri);
-    if (!buf->depth || !buf->shade || !buf->steps || !buf->tests || !buf->tri) {
+    buf->bounce_tri = malloc(n * sizeof *buf->bounce_tri);
+    buf->bounce_t = malloc(n * sizeof *buf->bounce_t);
+    if (!buf->depth || !buf->shade || !buf->steps || !buf->tests || !buf->tri || !buf->bounce_tri ||
+        !buf->bounce_t) {
         kd_render_buffers_free(buf);
         return kd_error_set(err, KD_ERR_NOMEM, "out of memory for a %dx%d image", width, height);
     }
@@ -86,6 +90,8 @@ void kd_render_buffers_free(kd_render_buffers *buf)
     free(buf->steps);
     free(buf->tests);
     free(buf->tri);
+    free(buf->bounce_tri);
+    free(buf->bounce_t);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -106,6 +112,31 @@ float kd_trace_shade(const float *tri_verts, uint32_t tri, const float dir[3])
     return c > 1.0f ? 1.0f : c;
 }
 
+kd_status kd_bounce_rays_make(const float *tri_verts, const kd_ray *rays, const kd_trace_hit *hits,
+                              const uint32_t *pixel, size_t n, uint32_t seed, kd_ray **bounces,
+                              uint32_t **from, size_t *count, kd_error *err)
+{
+    *count = 0;
+    *bounces = malloc((n ? n : 1) * sizeof **bounces);
+    *from = malloc((n ? n : 1) * sizeof **from);
+    if (!*bounces || !*from) {
+        free(*bounces);
+        free(*from);
+        *bounces = NULL;
+        *from = NULL;
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for %zu bounce rays", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (hits[i].tri == KD_TRACE_NO_HIT)
+            continue;
+        const uint64_t p = pixel ? pixel[i] : i;
+        if (kd_bounce_ray(tri_verts + 9 * (size_t)hits[i].tri, rays[i].dir, &hits[i], seed, p,
+                          &(*bounces)[*count]))
+            (*from)[(*count)++] = (uint32_t)i;
+    }
+    return KD_OK;
+}
+
 /* Work is handed out in square tiles: neighbouring rays visit the same
  * nodes and triangles, so a tile keeps them in cache. */
 enum { KD_RENDER_TILE = 16, KD_RENDER_CHUNK_TILES = 2 };
@@ -115,20 +146,84 @@ typedef struct render_job {
     const kd_camera *cam;
     kd_render_buffers *buf;
     const kd_render_options *options;
+    kd_trace_hit *hits;      /* the primary hits, kept for the bounce pass (diffuse only) */
+    int bounce;              /* this pass casts the bounce rays */
     int tiles_x;
     size_t num_tiles;
+    size_t progress_base;    /* tiles of the passes before this one */
     atomic_size_t tiles_done;
-    atomic_uint_fast64_t hits, steps, tests;
+    atomic_uint_fast64_t rays, hits_count, steps, tests;
     atomic_int overflow;
 } render_job;
+
+/* What a tile's rays add up to. */
+typedef struct tile_totals {
+    uint64_t rays, hits, steps, tests;
+    int overflow;
+} tile_totals;
+
+static void record_counters(kd_render_buffers *buf, size_t p, const kd_trace_counters *c, tile_totals *sum)
+{
+    sum->steps += c->steps;
+    sum->tests += c->tests;
+    sum->overflow |= (int)c->overflow;
+    buf->steps[p] = (float)c->steps;
+    buf->tests[p] = (float)c->tests;
+}
+
+static void primary_pixel(render_job *job, int x, int y, size_t p, tile_totals *sum)
+{
+    kd_render_buffers *buf = job->buf;
+    kd_ray ray = kd_camera_ray(job->cam, x, y);
+    kd_trace_hit hit;
+    kd_trace_counters counters = {0, 0, 0};
+    kd_trace_closest(job->scene, &ray, &hit, &counters);
+    record_counters(buf, p, &counters, sum);
+    sum->rays++;
+    buf->tri[p] = hit.tri;
+    buf->bounce_tri[p] = KD_TRACE_NO_HIT;
+    buf->bounce_t[p] = INFINITY;
+    if (job->hits)
+        job->hits[p] = hit;
+    if (hit.tri != KD_TRACE_NO_HIT) {
+        sum->hits++;
+        buf->depth[p] = hit.t;
+        buf->shade[p] = kd_trace_shade(job->scene->tri_verts, hit.tri, ray.dir);
+    } else {
+        buf->depth[p] = INFINITY;
+        buf->shade[p] = KD_SHADE_MISS;
+    }
+}
+
+/* The bounce of pixel p's primary hit, when it has one. */
+static void bounce_pixel(render_job *job, int x, int y, size_t p, tile_totals *sum)
+{
+    kd_render_buffers *buf = job->buf;
+    const kd_trace_hit *primary = &job->hits[p];
+    kd_ray ray;
+    buf->steps[p] = 0.0f;
+    buf->tests[p] = 0.0f;
+    if (primary->tri == KD_TRACE_NO_HIT)
+        return;
+    const kd_ray camera_ray = kd_camera_ray(job->cam, x, y);
+    if (!kd_bounce_ray(job->scene->tri_verts + 9 * (size_t)primary->tri, camera_ray.dir, primary,
+                       job->options->seed, p, &ray))
+        return;
+    kd_trace_hit hit;
+    kd_trace_counters counters = {0, 0, 0};
+    kd_trace_closest(job->scene, &ray, &hit, &counters);
+    record_counters(buf, p, &counters, sum);
+    sum->rays++;
+    sum->hits += hit.tri != KD_TRACE_NO_HIT;
+    buf->bounce_tri[p] = hit.tri;
+    buf->bounce_t[p] = hit.tri != KD_TRACE_NO_HIT ? hit.t : INFINITY;
+}
 
 static void render_tiles(void *ctx, size_t begin, size_t end, int worker)
 {
     render_job *job = ctx;
     const kd_camera *cam = job->cam;
-    kd_render_buffers *buf = job->buf;
-    uint64_t hits = 0, steps = 0, tests = 0;
-    int overflow = 0;
+    tile_totals sum = {0, 0, 0, 0, 0};
     for (size_t tile = begin; tile < end; tile++) {
         int x0 = (int)(tile % (size_t)job->tiles_x) * KD_RENDER_TILE;
         int y0 = (int)(tile / (size_t)job->tiles_x) * KD_RENDER_TILE;
@@ -137,35 +232,47 @@ static void render_tiles(void *ctx, size_t begin, size_t end, int worker)
         for (int y = y0; y < y1; y++)
             for (int x = x0; x < x1; x++) {
                 size_t p = (size_t)y * (size_t)cam->width + (size_t)x;
-                kd_ray ray = kd_camera_ray(cam, x, y);
-                kd_trace_hit hit;
-                kd_trace_counters counters = {0, 0, 0};
-                kd_trace_closest(job->scene, &ray, &hit, &counters);
-                steps += counters.steps;
-                tests += counters.tests;
-                overflow |= (int)counters.overflow;
-                buf->steps[p] = (float)counters.steps;
-                buf->tests[p] = (float)counters.tests;
-                buf->tri[p] = hit.tri;
-                if (hit.tri != KD_TRACE_NO_HIT) {
-                    hits++;
-                    buf->depth[p] = hit.t;
-                    buf->shade[p] = kd_trace_shade(job->scene->tri_verts, hit.tri, ray.dir);
-                } else {
-                    buf->depth[p] = INFINITY;
-                    buf->shade[p] = KD_SHADE_MISS;
-                }
+                if (job->bounce)
+                    bounce_pixel(job, x, y, p, &sum);
+                else
+                    primary_pixel(job, x, y, p, &sum);
             }
     }
-    atomic_fetch_add(&job->hits, hits);
-    atomic_fetch_add(&job->steps, steps);
-    atomic_fetch_add(&job->tests, tests);
-    if (overflow)
+    atomic_fetch_add(&job->rays, sum.rays);
+    atomic_fetch_add(&job->hits_count, sum.hits);
+    atomic_fetch_add(&job->steps, sum.steps);
+    atomic_fetch_add(&job->tests, sum.tests);
+    if (sum.overflow)
         atomic_store(&job->overflow, 1);
     size_t done = atomic_fetch_add(&job->tiles_done, end - begin) + (end - begin);
+    const size_t passes = job->hits ? 2 : 1;
     if (worker == 0 && job->options && job->options->progress)
-        job->options->progress(job->options->progress_ctx, done, job->num_tiles);
+        job->options->progress(job->options->progress_ctx, job->progress_base + done, passes * job->num_tiles);
 }
+
+/* What one pass over every tile cast. */
+typedef struct pass_totals {
+    uint64_t rays, hits, steps, tests;
+    double seconds;          /* wall time */
+} pass_totals;
+
+static pass_totals render_pass(render_job *job, int bounce)
+{
+    job->bounce = bounce;
+    job->progress_base = bounce ? job->num_tiles : 0;
+    atomic_store(&job->tiles_done, 0);
+    atomic_store(&job->rays, 0);
+    atomic_store(&job->hits_count, 0);
+    atomic_store(&job->steps, 0);
+    atomic_store(&job->tests, 0);
+    double start = kd_render_now();
+    kd_parallel_for(job->num_tiles, KD_RENDER_CHUNK_TILES, job->options ? job->options->num_threads : 0,
+                    render_tiles, job);
+    return (pass_totals){atomic_load(&job->rays), atomic_load(&job->hits_count), atomic_load(&job->steps),
+                         atomic_load(&job->tests), kd_render_now() - start};
+}
+
+static double per_second(uint64_t n, double seconds) { return seconds > 0.0 ? (double)n / seconds : 0.0; }
 
 kd_status kd_render_cpu(const kd_trace_scene *scene, const kd_camera *cam,
                         const kd_render_options *options, kd_render_buffers *buf,
@@ -177,23 +284,19 @@ kd_status kd_render_cpu(const kd_trace_scene *scene, const kd_camera *cam,
     render_job job = {.scene = scene, .cam = cam, .buf = buf, .options = options};
     job.tiles_x = (cam->width + KD_RENDER_TILE - 1) / KD_RENDER_TILE;
     job.num_tiles = (size_t)job.tiles_x * (size_t)((cam->height + KD_RENDER_TILE - 1) / KD_RENDER_TILE);
-    atomic_init(&job.tiles_done, 0);
-    atomic_init(&job.hits, 0);
-    atomic_init(&job.steps, 0);
-    atomic_init(&job.tests, 0);
+    const bool diffuse = options && options->rays == KD_RAYS_DIFFUSE;
+    if (diffuse && !(job.hits = malloc((size_t)cam->width * (size_t)cam->height * sizeof *job.hits)))
+        return kd_error_set(err, KD_ERR_NOMEM, "out of memory for a %dx%d image's hits", cam->width,
+                            cam->height);
     atomic_init(&job.overflow, 0);
-    double start = kd_render_now();
-    kd_parallel_for(job.num_tiles, KD_RENDER_CHUNK_TILES, options ? options->num_threads : 0,
-                    render_tiles, &job);
-    double seconds = kd_render_now() - start;
-    if (stats) {
-        stats->num_rays = (uint64_t)cam->width * (uint64_t)cam->height;
-        stats->num_hits = atomic_load(&job.hits);
-        stats->total_steps = atomic_load(&job.steps);
-        stats->total_tests = atomic_load(&job.tests);
-        stats->seconds = seconds;
-        stats->rays_per_second = seconds > 0.0 ? (double)stats->num_rays / seconds : 0.0;
-    }
+    const pass_totals primary = render_pass(&job, 0);
+    const pass_totals bounce = diffuse ? render_pass(&job, 1) : (pass_totals){0, 0, 0, 0, 0.0};
+    if (stats)
+        *stats = (kd_render_stats){primary.rays, primary.hits, primary.steps, primary.tests, primary.seconds,
+                                   per_second(primary.rays, primary.seconds), bounce.rays, bounce.hits,
+                                   bounce.steps, bounce.tests, bounce.seconds,
+                                   per_second(bounce.rays, bounce.seconds)};
+    free(job.hits);
     if (atomic_load(&job.overflow))
         return kd_error_set(err, KD_ERR_INVALID, "a traversal overflowed its %d-entry stack",
                             KD_TRACE_STACK_SIZE);

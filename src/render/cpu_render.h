@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bounce.h"
 #include "camera.h"
 #include "kd_mesh.h"
 #include "kd_trace.h"
@@ -31,6 +32,12 @@ typedef struct kd_render_buffers {
     float *steps;   /* traversal steps (nodes visited) */
     float *tests;   /* ray-triangle tests */
     uint32_t *tri;  /* triangle hit, KD_TRACE_NO_HIT on a miss */
+    /* Diffuse rays (KD_RAYS_DIFFUSE): the bounce ray's hit triangle and
+     * distance, KD_TRACE_NO_HIT and INFINITY where it missed or none was cast
+     * (the primary ray missed); steps and tests then count the bounce rays'
+     * work, 0 where none was cast, while depth and shade stay the primary's. */
+    uint32_t *bounce_tri;
+    float *bounce_t;
 } kd_render_buffers;
 
 kd_status kd_render_buffers_alloc(kd_render_buffers *buf, int width, int height, kd_error *err);
@@ -44,6 +51,8 @@ typedef struct kd_render_options {
     int num_threads;                 /* <= 0: all cores */
     kd_render_progress_fn progress;  /* may be NULL */
     void *progress_ctx;
+    kd_ray_kind rays;                /* 0: primary rays only */
+    uint32_t seed;                   /* of the diffuse bounces (bounce.h) */
 } kd_render_options;
 
 typedef struct kd_render_stats {
@@ -51,14 +60,31 @@ typedef struct kd_render_stats {
     uint64_t total_steps, total_tests;
     double seconds;                  /* wall time of the ray casting alone */
     double rays_per_second;
+    /* Diffuse bounces (zero for primary rays): cast from every primary hit
+     * on a triangle that is not degenerate, timed apart from the primaries. */
+    uint64_t num_bounce_rays, num_bounce_hits;
+    uint64_t bounce_steps, bounce_tests;
+    double bounce_seconds;
+    double bounce_rays_per_second;   /* bounce rays cast / bounce_seconds */
 } kd_render_stats;
 
 /* Casts one primary ray per pixel of cam through scene into buf (sized as
- * the camera), on all cores in 16x16-pixel tiles. Fails only on a traversal
- * stack overflow, which kd_trace_scene_init rules out. */
+ * the camera), on all cores in 16x16-pixel tiles; with options->rays
+ * KD_RAYS_DIFFUSE, then one bounce ray per primary hit (kd_bounce_ray with
+ * options->seed and the pixel's row-major index), in a second timed pass.
+ * Fails only on a traversal stack overflow, which kd_trace_scene_init rules
+ * out, or for lack of memory. */
 kd_status kd_render_cpu(const kd_trace_scene *scene, const kd_camera *cam,
                         const kd_render_options *options, kd_render_buffers *buf,
                         kd_render_stats *stats, kd_error *err);
+
+/* The bounce rays (kd_bounce_ray) of n primary rays whose closest hits are
+ * hits, ray i standing for pixel pixel[i] (pixel NULL: pixel i): one for
+ * each hit on a triangle that is not degenerate, in ray order. *bounces and
+ * *from (the primary ray index of each) are malloc'ed; free() them. */
+kd_status kd_bounce_rays_make(const float *tri_verts, const kd_ray *rays, const kd_trace_hit *hits,
+                              const uint32_t *pixel, size_t n, uint32_t seed, kd_ray **bounces,
+                              uint32_t **from, size_t *count, kd_error *err);
 
 /* |cos| between the unit direction dir and the normal of triangle tri. */
 float kd_trace_shade(const float *tri_verts, uint32_t tri, const float dir[3]);

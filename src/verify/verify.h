@@ -140,6 +140,17 @@ kd_status kd_verify_rays(const kd_trace_scene *scene, const kd_ray *rays, size_t
                          uint8_t *mismatch, kd_trace_hit *tree_hits, kd_ray_report *rep,
                          kd_error *err);
 
+/* Checks (b) for the diffuse bounce rays (bounce.h, with seed) of n primary
+ * rays whose tree hits are hits, ray i standing for pixel pixel[i] (NULL:
+ * pixel i): one bounce per hit, as the casters make them. rep counts the
+ * bounce rays; its examples name the primary ray each bounced from.
+ * mismatch (may be NULL; n bytes) gets a 1 at each primary ray whose bounce
+ * mismatched, and is left alone elsewhere. */
+kd_status kd_verify_bounces(const kd_trace_scene *scene, const kd_ray *rays, const kd_trace_hit *hits,
+                            const uint32_t *pixel, size_t n, uint32_t seed, float tolerance, int num_threads,
+                            kd_verify_progress_fn progress, void *progress_ctx, uint8_t *mismatch,
+                            kd_ray_report *rep, kd_error *err);
+
 /* The closest hit over all triangles, written for speed (blocks of
  * triangles in structure-of-arrays form) but with the arithmetic of
  * kd_intersect_triangle, so hits compare bit for bit. */

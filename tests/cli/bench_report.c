@@ -17,18 +17,6 @@ static void run(const char *const *args)
     CHECK_MSG(g_run.exit_code == 0, "%s: exit %d: %s", cli_describe(args), g_run.exit_code, g_run.err);
 }
 
-/* The number after "key": in text at or after from; NAN when absent. */
-static double json_number_at(const char *from, const char *key)
-{
-    char quoted[128];
-    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
-    const char *at = from ? strstr(from, quoted) : NULL;
-    double v = NAN;
-    if (!at || sscanf(at + strlen(quoted), "%lf", &v) != 1)
-        return NAN;
-    return v;
-}
-
 /* A rate must be the triangles over the time. */
 static void check_rate(const char *row, const char *ms_key, const char *rate_key)
 {

@@ -4,7 +4,9 @@
 #ifndef KD_TEST_JSON_CHECK_H
 #define KD_TEST_JSON_CHECK_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct json_cursor {
@@ -136,6 +138,18 @@ static inline bool json_is_valid(const char *text)
         return false;
     json_skip_space(&c);
     return *c.p == '\0';
+}
+
+/* The number after "key": at or after from; NAN when there is none. */
+static inline double json_number_at(const char *from, const char *key)
+{
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\": ", key);
+    const char *at = from ? strstr(from, quoted) : NULL;
+    double v = NAN;
+    if (!at || sscanf(at + strlen(quoted), "%lf", &v) != 1)
+        return NAN;
+    return v;
 }
 
 #endif
