@@ -469,6 +469,9 @@ kd_status kd_verify_invariants_progress(const kd_tree *tree, const float *tri_ve
     }
     kd_parallel_for(num_triangles, 256, workers, check_triangles, &c);
     kd_parallel_for(c.num_leaves, 64, workers, check_references, &c);
+    /* The calling thread may have had no chunk of either loop: the end is told here. */
+    if (progress)
+        progress(progress_ctx, atomic_load(&c.done), (size_t)num_triangles + c.num_leaves);
 
     for (int w = 0; w < workers; w++)
         merge_tally(serial, &c.tallies[w]);

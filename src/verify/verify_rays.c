@@ -186,6 +186,8 @@ kd_status kd_verify_rays(const kd_trace_scene *scene, const kd_ray *rays, size_t
     atomic_init(&job.mismatches, 0);
     double start = kd_render_now();
     kd_parallel_for(n, KD_VERIFY_RAY_CHUNK, num_threads, rays_chunk, &job);
+    if (progress) /* the calling thread may have had no chunk: the end is told here */
+        progress(progress_ctx, n, n);
     rep->seconds = kd_render_now() - start;
     rep->num_rays = n;
     rep->num_ref_hits = atomic_load(&job.ref_hits);
