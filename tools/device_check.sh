@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, then the steps named (default: all but
 # bench). Logs go to $OUT (the device tool brings that folder back).
-#   tools/device_check.sh [gpu] [all] [sanitize] [verify] [trees] [bench] [render] [compact] [quality] [base=DIR]
+#   tools/device_check.sh [gpu] [all] [sanitize] [verify] [trees] [bench] [render] [views] [scale] [compact]
+#                         [quality] [base=DIR]
 # gpu: ctest -L gpu; sanitize: memcheck and racecheck on the GPU builder and
 # clip tests; verify: `scankd verify --device gpu` on four scenes; trees
 # (with base=DIR): each scene's device tree from both builds, byte for byte; bench:
 # the ten scenes' builds (gpu_build_bench), and with base=DIR the same from a
-# second source tree built beside (an earlier commit), side by side.
+# second source tree built beside (an earlier commit), side by side; views: bench's
+# primary and diffuse rays/s at the default and inside views; scale: the dragon
+# x12 grid (10.5 M triangles) built by both trees, time and peak memory.
 # Prepare here first: ../shared/tools/device-prep <scenes...>; carry .devcarry.
 set -uo pipefail
 OUT=${OUT:-$PWD/out/device}
@@ -64,6 +67,27 @@ if has render && [ -n "$base" ]; then
   done | tee "$OUT/render.txt"
 fi
 
+if has views; then
+  step views: bench primary and diffuse rays, default and inside views
+  for view in default inside; do
+    build-dev/scankd bench "$S"/stanford_bunny.obj "$S"/crytek_sponza.obj "$S"/conference.obj \
+      "$S"/stanford_dragon_vrip.obj "$S"/sibenik_mcguire.obj --device gpu --repeats 5 --view $view \
+      --csv "$OUT/views_$view.csv" >"$OUT/views_$view.txt" 2>&1
+    echo "-- $view"; cat "$OUT/views_$view.txt" | tail -8
+  done
+fi
+
+if has scale; then
+  step scale: the dragon x12 grid
+  build-dev/bench/scene_variants "$S/stanford_dragon_vrip.obj" --grid 3 2 2 -q -o /tmp/grid12.obj
+  for side in base dev; do
+    [ -d build-$side ] || continue
+    echo "-- $side"
+    build-$side/scankd build /tmp/grid12.obj --device gpu --profile --repeats 5 2>&1 |
+      grep -E "^ +(build|first build|peak device memory) " | head -3
+  done | tee "$OUT/scale.txt"
+fi
+
 if has quality; then
   step quality suite
   bash bench/quality_suite.sh --scenes "$S" --build build-dev --out /tmp/quality --device both --builds 3 \
@@ -81,6 +105,10 @@ if has sanitize; then
     KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool $tool --error-exitcode 1 $T/gpu_build_clip_device \
       >"$OUT/${tool}_clip.log" 2>&1; echo "$tool gpu_build_clip_device exit $?"
   done
+  for tool in memcheck racecheck; do
+    KD_TEST_QUICK=1 timeout 180 compute-sanitizer --tool $tool --error-exitcode 1 build-dev/tests/render/render_gpu_diffuse \
+      >"$OUT/${tool}_diffuse.log" 2>&1; echo "$tool render_gpu_diffuse exit $?"
+  done
   for t in build-dev/tests/primitives/prim_*_gpu build-dev/tests/primitives/layer_*_gpu build-dev/tests/api/api_gpu; do
     KD_TEST_QUICK=1 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 1 $t \
       >"$OUT/memcheck_$(basename $t).log" 2>&1; echo "memcheck $(basename $t) exit $?"
@@ -90,7 +118,10 @@ fi
 if has verify; then
   step verify --device gpu
   for s in stanford_bunny crytek_sponza conference stanford_dragon_vrip; do
-    echo "-- $s"; build-dev/scankd verify "$S/$s.obj" --device gpu 2>&1 | grep -E "^(invariants|rays|gpu hits|verify)" | cut -c1-160
+    echo "-- $s"; build-dev/scankd verify "$S/$s.obj" --device gpu 2>&1 | grep -E "^(invariants|rays|bounces|gpu hits|verify)" | cut -c1-160
+  done
+  for s in crytek_sponza conference sibenik_mcguire; do
+    echo "-- $s --view inside"; build-dev/scankd verify "$S/$s.obj" --device gpu --view inside 2>&1 | grep -E "^(rays|bounces|gpu hits|verify)" | cut -c1-160
   done
 fi
 
