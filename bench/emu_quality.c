@@ -9,7 +9,8 @@
  *
  * One line per scene: name, triangles, CPU SAH, GPU SAH, GPU/CPU, CPU nodes,
  * GPU nodes, CPU refs/tri, GPU refs/tri, each tree's expected traversal steps
- * and triangle tests per ray (the SAH's two terms), CPU ms, emulation ms. */
+ * and triangle tests per ray (the SAH's two terms), CPU ms, emulation ms, and
+ * the peak device memory the builder would hold (MiB). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 typedef struct quality_row {
     kd_tree_stats stats;
     double ms;
+    uint64_t peak_bytes; /* the GPU builder's peak device memory */
     int ok;
 } quality_row;
 
@@ -56,8 +58,10 @@ static void build_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts
     kd_tree tree;
     kd_error err;
     double t0 = kd_build_now_ms();
-    kd_status st = kd_build_gpu_emulated(mesh, opts, &tree, NULL, &err);
+    kd_gpu_build_profile profile;
+    kd_status st = kd_build_gpu_emulated(mesh, opts, &tree, &profile, &err);
     finish_row(st, t0, &tree, &err, "emulated GPU", row);
+    row->peak_bytes = st == KD_OK ? profile.peak_device_bytes : 0;
 }
 
 /* The file's name without folders and extensions. */
@@ -97,10 +101,11 @@ static int run_scene(const char *path, int cpu, int threads, const kd_gpu_build_
         printf(" %7.3f", g.stats.sah_cost / c.stats.sah_cost);
     else
         printf(" %7s", "-");
-    printf(" %10u %10u %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %9.0f %9.0f\n", c.stats.num_nodes,
+    printf(" %10u %10u %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %9.0f %9.0f %8.1f\n", c.stats.num_nodes,
            g.stats.num_nodes, c.stats.refs_per_triangle, g.stats.refs_per_triangle,
            c.stats.expected_traversal_steps, g.stats.expected_traversal_steps,
-           c.stats.expected_triangle_tests, g.stats.expected_triangle_tests, c.ms, g.ms);
+           c.stats.expected_triangle_tests, g.stats.expected_triangle_tests, c.ms, g.ms,
+           (double)g.peak_bytes / (1024.0 * 1024.0));
     fflush(stdout);
     kd_mesh_free(&mesh);
     return c.ok == cpu && g.ok ? 0 : 1;
@@ -132,9 +137,9 @@ int main(int argc, char **argv)
                         "[--small-threshold N] SCENE...\n");
         return 2;
     }
-    printf("%-22s %9s %9s %9s %7s %10s %10s %6s %6s %6s %6s %6s %6s %9s %9s\n", "scene", "triangles",
+    printf("%-22s %9s %9s %9s %7s %10s %10s %6s %6s %6s %6s %6s %6s %9s %9s %8s\n", "scene", "triangles",
            "CPU SAH", "GPU SAH", "GPU/CPU", "CPU nodes", "GPU nodes", "CPUr/t", "GPUr/t", "CPUstp",
-           "GPUstp", "CPUtst", "GPUtst", "CPU ms", "emu ms");
+           "GPUstp", "CPUtst", "GPUtst", "CPU ms", "emu ms", "peak MiB");
     int failed = 0;
     for (int i = first; i < argc; i++)
         failed |= run_scene(argv[i], cpu, threads, &opts);
