@@ -502,23 +502,6 @@ KD_GB_HD float kd_gb_step(float x, int up)
     return out;
 }
 
-// Floats as integers in the same order (-0 before +0), and back: a
-// bisection over the floats of a range halves their count each step.
-KD_GB_HD int32_t kd_gb_float_order(float x)
-{
-    int32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits >= 0 ? bits : (int32_t)(0x80000000u - (uint32_t)bits) - 1;
-}
-
-KD_GB_HD float kd_gb_order_float(int32_t key)
-{
-    int32_t bits = key >= 0 ? key : (int32_t)(0x80000000u - (uint32_t)(key + 1));
-    float out;
-    memcpy(&out, &bits, sizeof out);
-    return out;
-}
-
 // ---- Surface area heuristic --------------------------------------------------
 struct kd_gb_sah {
     float traversal, intersect, empty_bonus, min_empty_fraction;

@@ -74,6 +74,23 @@ struct kd_gb_choose_median {
     }
 };
 
+// Floats as integers in the same order (-0 before +0), and back: a
+// bisection over the floats of a range halves their count each step.
+KD_GB_HD int32_t kd_gb_float_order(float x)
+{
+    int32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits >= 0 ? bits : (int32_t)(0x80000000u - (uint32_t)bits) - 1;
+}
+
+KD_GB_HD float kd_gb_order_float(int32_t key)
+{
+    int32_t bits = key >= 0 ? key : (int32_t)(0x80000000u - (uint32_t)(key + 1));
+    float out;
+    memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
 // The bin of position x over [t_lo, t_lo + num_bins / scale]: monotone in x,
 // so the positions of bins below j are exactly those up to one float
 // (kd_gb_bin_plane), which makes a boundary's counts exact.
