@@ -64,13 +64,18 @@ KD_GB_UNROLL
 // point, allows at most 16).
 enum { KD_GB_CLIP_MAX = KD_GB_CLIP_MAX_POINTS };
 
-// Relative size of the outward widening of clipped bounds: far above the
-// error of double-precision clipping, far below a float ulp of slack in a
-// tree's boxes (2^-20 of the largest coordinate involved).
-#define KD_GB_CLIP_WIDEN 0x1p-20
+// Relative size (to the largest coordinate involved) of the widening of
+// clipped bounds before they are rounded outward to floats: far above the
+// error of double-precision clipping (a few ulps of double, magnified by
+// the steepest crossing KD_GB_CLIP_GRAZING lets through), far below a
+// float's step (2^-23), so that a bound ends at most one float step past
+// the truth wherever the scene lies. (Widening by float steps of the
+// magnitude would cost a scene far from the origin, whose triangles span
+// few steps, a large share of every clip.)
+#define KD_GB_CLIP_WIDEN 0x1p-40
 // Points of the clipped polygon this close to a split plane (relative to
 // the magnitude) count as on it: far above the rounding of the clip, far
-// below the widening. A triangle touching the plane along an edge of the
+// below a float step. A triangle touching the plane along an edge of the
 // cell must reach both children.
 #define KD_GB_CLIP_NEAR 0x1p-40
 // An edge crossing a plane at a grazing angle (its extent across the plane
@@ -264,6 +269,20 @@ KD_GB_UNROLL
     return size;
 }
 
+// x rounded to a float toward -infinity (down) or +infinity (up): a computed
+// bound becomes a float that still holds it.
+KD_GB_HD float kd_gb_round_down(double x)
+{
+    const float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+
+KD_GB_HD float kd_gb_round_up(double x)
+{
+    const float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
 // Grows the bounds lo, hi (empty until *found) by point x.
 KD_GB_HD void kd_gb_clip_grow(double *lo, double *hi, int *found, const double *x)
 {
@@ -275,16 +294,17 @@ KD_GB_UNROLL
     *found = 1;
 }
 
-// Bounds [dlo, dhi] of clipped points, widened outward and kept within safe
-// (which holds the truth), into box; safe itself where they say nothing.
+// Bounds [dlo, dhi] of clipped points, widened and rounded outward, kept
+// within safe (which holds the truth), into box; safe itself where they
+// say nothing.
 KD_GB_HD void kd_gb_clip_finish(int found, const double *dlo, const double *dhi, double mag,
                                 const float *safe, float *box)
 {
-    float widen = (float)KD_GB_DMUL(mag, KD_GB_CLIP_WIDEN);
+    const double widen = KD_GB_DMUL(mag, KD_GB_CLIP_WIDEN);
     float out[6];
     for (int k = 0; k < 3 && found; k++) {
-        out[k] = fmaxf(KD_GB_FSUB((float)dlo[k], widen), safe[k]);
-        out[3 + k] = fminf(KD_GB_FADD((float)dhi[k], widen), safe[3 + k]);
+        out[k] = fmaxf(kd_gb_round_down(KD_GB_DSUB(dlo[k], widen)), safe[k]);
+        out[3 + k] = fminf(kd_gb_round_up(KD_GB_DADD(dhi[k], widen)), safe[3 + k]);
         if (out[k] > out[3 + k])
             found = 0;
     }
