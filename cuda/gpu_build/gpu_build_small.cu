@@ -78,7 +78,8 @@ struct init_tasks {
     }
 };
 
-// The roots' members: their bounds in the root, in reference order.
+// The roots' members: their bounds in the root, in reference order (wave
+// 0's, in the arena's first half).
 struct init_arena {
     kd_gb_refs refs;
     member_box *arena;
@@ -98,14 +99,17 @@ enum { CLIP_THREADS = 128 };
 
 // After wave w: the next wave is every task appended by this one, and its
 // members the entries reserved by it; it is set in the other wave state,
-// which nothing reads meanwhile. A count past its array's end voids the run
-// (the host grows the arrays); commit_split has then already said so, and
-// this is a guard.
-KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t w, uint32_t task_capacity, uint32_t arena_capacity)
+// which nothing reads meanwhile. A count past its array's end (or the
+// next wave's members past their half of the arena) voids the run (the host
+// grows the arrays); commit_split has then already said so, and this is a
+// guard. The most members a wave asked for sizes the halves.
+KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t w, uint32_t task_capacity, uint32_t arena_half)
 {
-    if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
-        scalars->pool_overflow = 1;
     const kd_gb_wave_state &done = scalars->wave[w & 1u];
+    const uint32_t members = scalars->arena_count - done.member_end;
+    if (scalars->task_count > task_capacity || members > arena_half)
+        scalars->pool_overflow = 1;
+    scalars->member_most = members > scalars->member_most ? members : scalars->member_most;
     if (w < KD_GB_MAX_WAVES)
         scalars->wave_ends[w] = done.end;
     scalars->wave_count = w + 1; // past the array: the host finds the waves too many
@@ -133,7 +137,7 @@ kd_status waves_on_host(small_args g)
             process_task_serial(g, i, &slots);
         for (uint32_t q = 0; q < wave.clips && !scalars->pool_overflow; q++)
             run_clip_job(g, g.clip_jobs[q], poly);
-        next_wave(scalars, g.wave, g.task_capacity, g.arena_capacity);
+        next_wave(scalars, g.wave, g.task_capacity, g.arena_half);
     }
     return KD_OK;
 }
@@ -216,7 +220,7 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
     }
     // The pass appends no task or entry, so the counts are final here.
     if (blockIdx.x == 0 && threadIdx.x == 0)
-        next_wave(g.scalars, g.wave, g.task_capacity, g.arena_capacity);
+        next_wave(g.scalars, g.wave, g.task_capacity, g.arena_half);
 }
 
 // The stage's waves on the device: as many as the depth cap allows (a wave
@@ -243,21 +247,24 @@ kd_status waves_on_device(kd_gpu_builder *b, small_args g, const kd_gb_build_sta
 #endif
 
 // The small stage's arrays, in elements: tasks (roots first), member
-// bounds, clip jobs. Arrays found too small are grown and the stage rerun;
-// they keep their size for the builds after.
+// bounds (a half of the arena: one wave's), clip jobs. Arrays found too
+// small are grown and the stage rerun; they keep their size for the builds
+// after.
 struct small_sizes {
     size_t tasks, arena, jobs;
 };
 
-// First sizes: subtrees take a few nodes and members per reference, and a
-// wave's clip jobs fit twice the small references (the test hooks may
-// start them small, to exercise the growth).
+// First sizes: subtrees take a few nodes per reference, a wave's members
+// fit the roots' and twice as many again (KD_GB_WAVE_MEMBERS), and a
+// wave's clip jobs twice the small references (the test hooks may start
+// them small, to exercise the growth; a half of the arena holds one wave,
+// so it takes a sixteenth of the room the tasks take).
 small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hooks)
 {
     const size_t refs = s->num_small_refs;
     small_sizes z;
     z.tasks = (size_t)s->num_small_roots + (hooks->small_room ? hooks->small_room : 8 * refs + 64);
-    z.arena = refs + (hooks->small_room ? hooks->small_room : 39 * refs + 64);
+    z.arena = refs + (hooks->small_room ? hooks->small_room / 16 : KD_GB_WAVE_MEMBERS * refs + 4096);
     z.jobs = hooks->small_clip_jobs ? hooks->small_clip_jobs : 2 * refs + 4096;
     return z;
 }
@@ -269,10 +276,10 @@ uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, kd_error *err)
 {
     KD_TRY(kd_gb_ensure(b, KD_GB_STASKS, z->tasks * sizeof(task), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_ARENA, z->arena * sizeof(member_box), 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), 0, err));
     z->tasks = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task));
-    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box));
+    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2);
     z->jobs = clamp32(b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job));
     const size_t pool_need = (size_t)g->pool_base + (z->tasks - g->num_roots);
     KD_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
@@ -282,7 +289,7 @@ kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, 
     g->tasks = kd_gb_ptr<task>(b, KD_GB_STASKS);
     g->task_capacity = (uint32_t)z->tasks;
     g->arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
-    g->arena_capacity = (uint32_t)z->arena;
+    g->arena_half = (uint32_t)z->arena;
     g->clip_jobs = kd_gb_ptr<clip_job>(b, KD_GB_CLIPJOBS);
     g->clip_capacity = (uint32_t)z->jobs;
     g->pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
@@ -357,8 +364,8 @@ void grow_small(const kd_gb_scalars &counts, small_sizes *z)
         const size_t need = 2 * (size_t)counts.task_count + 64;
         z->tasks = 2 * z->tasks > need ? 2 * z->tasks : need;
     }
-    if (counts.arena_count + 128 > z->arena) {
-        const size_t need = 2 * (size_t)counts.arena_count + 128;
+    if (counts.member_most + 128 > z->arena) {
+        const size_t need = 2 * (size_t)counts.member_most + 128;
         z->arena = 2 * z->arena > need ? 2 * z->arena : need;
     }
     if (counts.clip_short) {
@@ -375,13 +382,13 @@ void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *
 {
     kd_error ignored;
     size_t tasks = (size_t)counts->task_count + counts->task_count / 4 + 4096;
-    size_t members = (size_t)counts->arena_count + counts->arena_count / 4 + 65536;
+    size_t members = (size_t)counts->member_most + counts->member_most / 4 + 4096; // a half: one wave's
     if (tasks > g->task_capacity &&
         kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
                      1, &ignored) == KD_OK)
         (void)kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored);
-    if (members > g->arena_capacity)
-        (void)kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored);
+    if (members > g->arena_half)
+        (void)kd_gb_ensure(b, KD_GB_ARENA, 2 * members * sizeof(member_box), 0, &ignored);
 }
 
 // The stage's results into the build state, after a run that fit.

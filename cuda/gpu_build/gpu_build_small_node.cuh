@@ -70,7 +70,7 @@ struct small_args {
     member_box *arena;
     clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit
-    uint32_t arena_capacity;
+    uint32_t arena_half;          // entries in each half of the arena (wave w's members in half w % 2)
     kd_gb_pool_node *pool;
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;

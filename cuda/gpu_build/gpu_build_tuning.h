@@ -78,6 +78,12 @@
 #define KD_GB_CLIP_TEAM_ROUNDS 1
 #endif
 
+/* A wave's member entries, per small reference beyond the roots' own, that
+ * each half of the arena first holds (more than any scene measured asks). */
+#ifndef KD_GB_WAVE_MEMBERS
+#define KD_GB_WAVE_MEMBERS 2u
+#endif
+
 /* ---- Output ------------------------------------------------------------------ */
 /* A small-stage wave of fewer task slots than this is summed by walks up the
  * tree rather than a pass of its own (a launch costs more than its walks). */
