@@ -164,6 +164,7 @@ struct kd_gb_scalars {
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
     uint32_t member_most;      // small stage: the most member entries one wave asked for (its arena half's need)
+    uint32_t task_most;        // small stage: the most task slots one wave asked for (its task half's need)
     kd_gb_wave_state wave[2];  // small stage: wave w's in wave[w % 2], the next one's set by w's clip pass
     uint32_t clip_count;       // large level: straddlers queued for clipping
     uint32_t total_leaf_refs;  // output: references in all leaves

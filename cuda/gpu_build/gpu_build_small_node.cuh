@@ -65,8 +65,9 @@ struct small_args {
     uint32_t num_roots;
     kd_gb_refs refs;
     const float *tri_verts;
-    task *tasks;
-    uint32_t task_capacity;
+    task *tasks;                  // two halves, wave w's tasks in half w % 2 (task_half_start)
+    uint32_t task_capacity;       // task slots in all (pool records), roots first
+    uint32_t task_half;           // tasks each half holds
     member_box *arena;
     clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit

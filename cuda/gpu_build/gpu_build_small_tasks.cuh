@@ -26,6 +26,11 @@ static_assert(offsetof(kd_gb_scalars, arena_count) == offsetof(kd_gb_scalars, ta
 // wave's first, in that half. Only the places change, never a tree.
 KD_GB_HD uint32_t next_half_start(const small_args &g) { return (g.wave & 1u) ? 0u : g.arena_half; }
 
+// The tasks the same way: wave w's in half w % 2, a task's place its slot
+// less its wave's first slot. The slot itself, the stage's running count,
+// still names the task's pool record.
+KD_GB_HD uint32_t task_half_start(const small_args &g, uint32_t wave) { return (wave & 1u) ? g.task_half : 0u; }
+
 KD_GB_HD void reserve_slots(const small_args &g, uint32_t slots, uint32_t members, uint32_t *slot, uint32_t *at)
 {
     const uint32_t next_first = g.scalars->wave[g.wave & 1u].member_end; // fixed while the wave runs
@@ -195,7 +200,9 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
                            const children &ch, uint32_t slot, uint32_t base, uint32_t lane,
                            uint32_t lanes)
 {
-    if ((size_t)slot + 2 > g.task_capacity ||
+    const uint32_t next_tasks = task_half_start(g, g.wave + 1u);
+    const uint32_t place = slot - g.scalars->wave[g.wave & 1u].end + next_tasks; // the next wave's first is fixed
+    if ((size_t)slot + 2 > g.task_capacity || (size_t)place + 2 > (size_t)next_tasks + g.task_half ||
         (size_t)base + ch.num_members > (size_t)next_half_start(g) + g.arena_half) {
         if (lane == 0)
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
@@ -222,7 +229,7 @@ KD_GB_UNROLL
         c.depth = (uint16_t)(t.depth + 1);
         c.bad_refines = (uint16_t)d.bad_refines;
         c.allowance = d.allowance;
-        g.tasks[slot + (uint32_t)side] = c;
+        g.tasks[place + (uint32_t)side] = c;
         if (!ch.goes_on[side])
             write_leaf(g, c);
     }

@@ -83,6 +83,11 @@
 #ifndef KD_GB_WAVE_MEMBERS
 #define KD_GB_WAVE_MEMBERS 2u
 #endif
+/* A wave's tasks, per small reference beyond the roots, that each half of
+ * the task array first holds (more than any scene measured asks). */
+#ifndef KD_GB_WAVE_TASKS
+#define KD_GB_WAVE_TASKS 1.5
+#endif
 
 /* ---- Output ------------------------------------------------------------------ */
 /* A small-stage wave of fewer task slots than this is summed by walks up the

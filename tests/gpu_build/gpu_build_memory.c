@@ -58,9 +58,10 @@ static int report(const char *path, size_t top)
     kd_tree_stats stats;
     kd_tree_compute_stats(&tree, NULL, &stats);
     const double tris = mesh.num_triangles ? (double)mesh.num_triangles : 1.0;
-    printf("%s: %u triangles, peak %.1f MiB (%.0f B/tri), held after %.1f MiB, small roots %u\n", path,
-           mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0, (double)prof.peak_device_bytes / tris,
-           (double)prof.device_bytes / 1048576.0, prof.num_small_roots);
+    printf("%s: %u triangles, peak %.1f MiB (%.0f B/tri), held after %.1f MiB, small roots %u, "
+           "retries: small %u, medium %u\n", path, mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0,
+           (double)prof.peak_device_bytes / tris, (double)prof.device_bytes / 1048576.0, prof.num_small_roots,
+           prof.num_small_retries, prof.num_medium_retries);
     printf("  tree: %u nodes, %u leaf refs, SAH %.4f, hash %016llx\n", tree.num_nodes, tree.num_leaf_indices,
            stats.sah_cost, (unsigned long long)tree_hash(&tree));
     kd_gb_buffer_bytes bufs[64];
