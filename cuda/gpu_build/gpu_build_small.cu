@@ -260,8 +260,8 @@ struct small_sizes {
 
 // First sizes: subtrees take a few nodes per reference, a wave's tasks fit
 // the roots and KD_GB_WAVE_TASKS per reference, its members the roots' and
-// KD_GB_WAVE_MEMBERS per reference, and its clip jobs twice the small
-// references (the test hooks may start them small, to exercise the
+// KD_GB_WAVE_MEMBERS per reference, and its clip jobs KD_GB_WAVE_CLIPS per
+// reference (the test hooks may start them small, to exercise the
 // growth; a half holds one wave, so it takes a sixteenth of the room).
 small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hooks)
 {
@@ -270,7 +270,7 @@ small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hook
     z.tasks = (size_t)s->num_small_roots + (room ? room : 8 * refs + 64);
     z.task_half = (size_t)s->num_small_roots + (room ? room / 16 : (size_t)(KD_GB_WAVE_TASKS * refs) + 4096);
     z.arena = refs + (room ? room / 16 : KD_GB_WAVE_MEMBERS * refs + 4096);
-    z.jobs = hooks->small_clip_jobs ? hooks->small_clip_jobs : 2 * refs + 4096;
+    z.jobs = hooks->small_clip_jobs ? hooks->small_clip_jobs : (size_t)(KD_GB_WAVE_CLIPS * refs) + 4096;
     return z;
 }
 

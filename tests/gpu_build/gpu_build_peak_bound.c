@@ -13,7 +13,7 @@
 
 /* bound: bytes a triangle the peak may reach, between what the builder
  * needed before (soup 5982, slivers 10474; with all tasks kept, 3559 and
- * 6397) and what it needs now (2823 and 4938), so that a return of either
+ * 6397) and what it needs now (2868 and 4354), so that a return of either
  * old sizing fails. */
 static void check_scene(gb_scene_kind kind, uint32_t n, double bound)
 {
