@@ -49,7 +49,8 @@ enum { KD_GPU_SMALL_NODE_MAX = 64 }; /* reference masks are 64 bits */
 typedef struct kd_gb_test_hooks {
     uint32_t small_clip_jobs;       /* the first size of the small stage's clip-job array (grown on demand) */
     uint32_t small_room;            /* the small stage's task array first holds this many beyond the roots,
-                                       and its bounds arena this many beyond their members */
+                                       and each half of its bounds arena (one wave's) a sixteenth of it
+                                       beyond the roots' members */
     int medium_blocks;              /* the medium stage runs at most this many blocks (few blocks:
                                        the queues' hand-offs; sanitizers) */
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as

@@ -163,6 +163,8 @@ struct kd_gb_scalars {
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
+    uint32_t member_most;      // small stage: the most member entries one wave asked for (its arena half's need)
+    uint32_t task_most;        // small stage: the most task slots one wave asked for (its task half's need)
     kd_gb_wave_state wave[2];  // small stage: wave w's in wave[w % 2], the next one's set by w's clip pass
     uint32_t clip_count;       // large level: straddlers queued for clipping
     uint32_t total_leaf_refs;  // output: references in all leaves
@@ -196,6 +198,19 @@ struct kd_gb_scalars {
 struct kd_gb_buf {
     void *ptr;
     size_t bytes;
+    int lent;             // ptr is a piece of a dead buffer's memory (kd_gb_ensure_lent): not its own
+};
+
+// The memory a buffer holds of its own (none where lent).
+static inline size_t kd_gb_own_bytes(const kd_gb_buf *buf) { return buf->lent ? 0 : buf->bytes; }
+
+// Buffers that nothing reads or writes for the rest of the build, whose
+// memory buffers needed only from now on may use (kd_gb_ensure_lent).
+enum { KD_GB_MAX_LENDERS = 8 };
+struct kd_gb_lender {
+    int ids[KD_GB_MAX_LENDERS];
+    size_t used[KD_GB_MAX_LENDERS]; // bytes of each handed out so far
+    int count;
 };
 
 // Structure-of-arrays references: triangle, clipped bounds, and (for the
@@ -261,6 +276,7 @@ struct kd_gpu_builder {
     kd_gb_buf buf[KD_GB_NUM_BUFFERS];
     size_t bytes_held;
     size_t peak_bytes;          // the most held at once since the build began
+    size_t peak_buf[KD_GB_NUM_BUFFERS]; // each buffer's bytes at that moment (old and new where growing)
     size_t cap_bytes;           // 0: none
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
     cudaEvent_t counts_ready;   // recorded after each copy of the scalars
@@ -297,6 +313,16 @@ struct kd_gpu_builder {
 // need does not reallocate every time); keep copies the old contents.
 // Fails with KD_ERR_DEVICE_OOM and "needs X MiB, the device has Y MiB free".
 kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err);
+// Sets the peak to what the builder holds now (a build's start).
+void kd_gb_peak_reset(kd_gpu_builder *b);
+// Makes buf hold at least bytes, its contents not kept, in a piece of the
+// first of the lender's buffers with room, else as kd_gb_ensure does: a
+// buffer whose use ends before a lender's next use costs no memory of its
+// own. Its pointer is good until the lender's buffers are next used, so it
+// is taken again wherever it is used.
+kd_status kd_gb_ensure_lent(kd_gpu_builder *b, int id, size_t bytes, kd_gb_lender *lender, kd_error *err);
+// Frees a buffer's own memory (a lent one's piece is forgotten).
+void kd_gb_release(kd_gpu_builder *b, int id);
 
 template <class T>
 static inline T *kd_gb_ptr(kd_gpu_builder *b, int id)

@@ -61,7 +61,8 @@ static kd_status host_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int k
     if (kept)
         memcpy(*fresh, buf->ptr, kept);
     memset((char *)*fresh + kept, 0xa5, want - kept);
-    free(buf->ptr);
+    if (!buf->lent)
+        free(buf->ptr);
     return KD_OK;
 }
 
@@ -85,7 +86,7 @@ static kd_status device_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int
             return kd_gb_cuda(err, code, "growing a buffer");
         }
     }
-    if (buf->ptr) {
+    if (buf->ptr && !buf->lent) {
         // Work still queued may use the old buffer (a scratch array).
         KD_TRY(kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "growing a buffer"));
         KD_TRY(kd_gb_cuda(err, cudaFree(buf->ptr), "cudaFree"));
@@ -105,7 +106,8 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
     if (want < bytes)
         want = bytes;
     want = (want + 255) / 256 * 256;
-    size_t others = b->bytes_held - buf->bytes;
+    const size_t own = kd_gb_own_bytes(buf);
+    size_t others = b->bytes_held - own;
     if (b->cap_bytes && others + want > b->cap_bytes)
         want = (bytes + 255) / 256 * 256; // no headroom under the cap
     if (b->cap_bytes && others + want > b->cap_bytes)
@@ -116,11 +118,16 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
         KD_TRY(host_grow(b, buf, want, keep, others, &fresh, err));
     else
         KD_TRY(device_grow(b, buf, want, keep, others, &fresh, err));
-    if (others + want + buf->bytes > b->peak_bytes)
-        b->peak_bytes = others + want + buf->bytes; // the old memory was freed after the new was had
+    if (others + want + own > b->peak_bytes) {
+        b->peak_bytes = others + want + own; // the old memory was freed after the new was had
+        for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
+            b->peak_buf[i] = kd_gb_own_bytes(&b->buf[i]);
+        b->peak_buf[id] += want;
+    }
     buf->ptr = fresh;
     b->bytes_held = others + want;
     buf->bytes = want;
+    buf->lent = 0;
     return KD_OK;
 }
 
@@ -280,7 +287,7 @@ static kd_status device_create(kd_gpu_builder *b, kd_error *err)
 static void device_destroy(kd_gpu_builder *b)
 {
     for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
-        if (b->buf[i].ptr)
+        if (b->buf[i].ptr && !b->buf[i].lent)
             cudaFree(b->buf[i].ptr);
     if (b->events_made) {
         for (int i = 0; i <= KD_GPU_NUM_STAGES; i++)
@@ -346,7 +353,8 @@ extern "C" void kd_gpu_builder_destroy(kd_gpu_builder *b)
         return;
     if (b->host) {
         for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
-            free(b->buf[i].ptr);
+            if (!b->buf[i].lent)
+                free(b->buf[i].ptr);
     } else {
 #if KD_DEVICE_CODE
         device_destroy(b);

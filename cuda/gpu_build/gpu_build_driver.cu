@@ -17,19 +17,9 @@ static double now_ms(void)
 
 static void release_scratch(kd_gpu_builder *b)
 {
-    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++) {
-        if (i == KD_GB_MESH_POS || i == KD_GB_MESH_IDX || !b->buf[i].ptr)
-            continue;
-        if (b->host)
-            free(b->buf[i].ptr);
-#if KD_DEVICE_CODE
-        else
-            cudaFree(b->buf[i].ptr);
-#endif
-        b->bytes_held -= b->buf[i].bytes;
-        b->buf[i].ptr = NULL;
-        b->buf[i].bytes = 0;
-    }
+    for (int i = 0; i < KD_GB_NUM_BUFFERS; i++)
+        if (i != KD_GB_MESH_POS && i != KD_GB_MESH_IDX)
+            kd_gb_release(b, i);
 }
 
 #if KD_DEVICE_CODE
@@ -123,7 +113,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     b->cap_bytes = opts->max_device_bytes;
     if (b->cap_bytes && b->bytes_held > b->cap_bytes)
         release_scratch(b); // an earlier, uncapped build left more than the cap allows
-    b->peak_bytes = b->bytes_held;
+    kd_gb_peak_reset(b);
 #if KD_DEVICE_CODE
     if (opts->profile && !b->host)
         KD_TRY(make_events(b, err));

@@ -408,12 +408,12 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                              uint32_t num_nodes, uint32_t num_refs, kd_error *err)
 {
     // First sizes: the subtrees below such a level hold a few times its
-    // references in their large nodes; arrays keep their size for the
-    // builds after.
+    // references in their large nodes (KD_GB_MEDIUM_REFS); arrays keep
+    // their size for the builds after.
     const uint32_t threshold = (uint32_t)s->opts->small_node_threshold;
     medium_sizes z;
     z.tasks = num_nodes + 8 * (size_t)num_refs / threshold + 1024;
-    z.refs = 8 * (size_t)num_refs + 65536;
+    z.refs = KD_GB_MEDIUM_REFS * (size_t)num_refs + 65536;
     z.roots = num_refs / 4 + 1024;
     z.small_refs = 3 * (size_t)num_refs + 65536;
     z.leaf_refs = (size_t)num_refs + 1024;

@@ -369,10 +369,12 @@ kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, k
     size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_ARRIVALS, 8 * num_nodes, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_O_PLACES, 8 * num_nodes, 0, err));
+    // The walks' arrays live in the earlier stages' memory, dead by now.
+    kd_gb_lender dead = {{KD_GB_STASKS, KD_GB_ARENA, KD_GB_CLIPJOBS, KD_GB_MTIGHT}, {0}, 4};
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * num_nodes, &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_PLACES, 8 * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
     // The large stage may have made no leaf list, the small stage no root.

@@ -78,7 +78,8 @@ struct init_tasks {
     }
 };
 
-// The roots' members: their bounds in the root, in reference order.
+// The roots' members: their bounds in the root, in reference order (wave
+// 0's, in the arena's first half).
 struct init_arena {
     kd_gb_refs refs;
     member_box *arena;
@@ -98,14 +99,20 @@ enum { CLIP_THREADS = 128 };
 
 // After wave w: the next wave is every task appended by this one, and its
 // members the entries reserved by it; it is set in the other wave state,
-// which nothing reads meanwhile. A count past its array's end voids the run
-// (the host grows the arrays); commit_split has then already said so, and
-// this is a guard.
-KD_GB_HD void next_wave(kd_gb_scalars *scalars, uint32_t w, uint32_t task_capacity, uint32_t arena_capacity)
+// which nothing reads meanwhile. A count past its array's end (or the
+// next wave's tasks or members past their halves) voids the run (the host
+// grows the arrays); commit_split has then already said so, and this is a
+// guard. The most tasks and members a wave asked for size the halves.
+KD_GB_HD void next_wave(const small_args &g)
 {
-    if (scalars->task_count > task_capacity || scalars->arena_count > arena_capacity)
-        scalars->pool_overflow = 1;
+    kd_gb_scalars *scalars = g.scalars;
+    const uint32_t w = g.wave;
     const kd_gb_wave_state &done = scalars->wave[w & 1u];
+    const uint32_t tasks = scalars->task_count - done.end, members = scalars->arena_count - done.member_end;
+    if (scalars->task_count > g.task_capacity || tasks > g.task_half || members > g.arena_half)
+        scalars->pool_overflow = 1;
+    scalars->task_most = tasks > scalars->task_most ? tasks : scalars->task_most;
+    scalars->member_most = members > scalars->member_most ? members : scalars->member_most;
     if (w < KD_GB_MAX_WAVES)
         scalars->wave_ends[w] = done.end;
     scalars->wave_count = w + 1; // past the array: the host finds the waves too many
@@ -129,11 +136,11 @@ kd_status waves_on_host(small_args g)
         kd_gb_wave_state &wave = scalars->wave[g.wave & 1u];
         if (wave.begin == wave.end)
             break;
-        for (uint32_t i = wave.begin; i < wave.end; i++)
-            process_task_serial(g, i, &slots);
+        for (uint32_t i = 0; i < wave.end - wave.begin; i++)
+            process_task_serial(g, task_half_start(g, g.wave) + i, &slots);
         for (uint32_t q = 0; q < wave.clips && !scalars->pool_overflow; q++)
             run_clip_job(g, g.clip_jobs[q], poly);
-        next_wave(scalars, g.wave, g.task_capacity, g.arena_capacity);
+        next_wave(g);
     }
     return KD_OK;
 }
@@ -169,9 +176,10 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     uint32_t run = (n + warps - 1) / warps;
     run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run > KD_GB_RUN_MAX ? KD_GB_RUN_MAX : run;
     const uint32_t num_runs = (n + run - 1) / run;
+    const uint32_t at = task_half_start(g, g.wave); // the wave's tasks' places
     for (uint32_t r = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < num_runs;) {
-        const uint32_t first = begin + r * run;
-        process_run(g, first, first + run < end ? first + run : end, lane);
+        const uint32_t first = r * run;
+        process_run(g, at + first, at + (first + run < n ? first + run : n), lane);
         if (num_runs <= warps)
             break;
         if (lane == 0)
@@ -216,7 +224,7 @@ __global__ void __launch_bounds__(CLIP_THREADS, KD_GB_CLIP_MIN_BLOCKS) clip_kern
     }
     // The pass appends no task or entry, so the counts are final here.
     if (blockIdx.x == 0 && threadIdx.x == 0)
-        next_wave(g.scalars, g.wave, g.task_capacity, g.arena_capacity);
+        next_wave(g);
 }
 
 // The stage's waves on the device: as many as the depth cap allows (a wave
@@ -242,23 +250,27 @@ kd_status waves_on_device(kd_gpu_builder *b, small_args g, const kd_gb_build_sta
 }
 #endif
 
-// The small stage's arrays, in elements: tasks (roots first), member
-// bounds, clip jobs. Arrays found too small are grown and the stage rerun;
-// they keep their size for the builds after.
+// The small stage's arrays, in elements: task slots in all (their pool
+// records; roots first), tasks and member bounds a half holds (one wave's),
+// clip jobs. Arrays found too small are grown and the stage rerun; they
+// keep their size for the builds after.
 struct small_sizes {
-    size_t tasks, arena, jobs;
+    size_t tasks, task_half, arena, jobs;
 };
 
-// First sizes: subtrees take a few nodes and members per reference, and a
-// wave's clip jobs fit twice the small references (the test hooks may
-// start them small, to exercise the growth).
+// First sizes: subtrees take a few nodes per reference, a wave's tasks fit
+// the roots and KD_GB_WAVE_TASKS per reference, its members the roots' and
+// KD_GB_WAVE_MEMBERS per reference, and its clip jobs KD_GB_WAVE_CLIPS per
+// reference (the test hooks may start them small, to exercise the
+// growth; a half holds one wave, so it takes a sixteenth of the room).
 small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hooks)
 {
-    const size_t refs = s->num_small_refs;
+    const size_t refs = s->num_small_refs, room = hooks->small_room;
     small_sizes z;
-    z.tasks = (size_t)s->num_small_roots + (hooks->small_room ? hooks->small_room : 8 * refs + 64);
-    z.arena = refs + (hooks->small_room ? hooks->small_room : 39 * refs + 64);
-    z.jobs = hooks->small_clip_jobs ? hooks->small_clip_jobs : 2 * refs + 4096;
+    z.tasks = (size_t)s->num_small_roots + (room ? room : 8 * refs + 64);
+    z.task_half = (size_t)s->num_small_roots + (room ? room / 16 : (size_t)(KD_GB_WAVE_TASKS * refs) + 4096);
+    z.arena = refs + (room ? room / 16 : KD_GB_WAVE_MEMBERS * refs + 4096);
+    z.jobs = hooks->small_clip_jobs ? hooks->small_clip_jobs : (size_t)(KD_GB_WAVE_CLIPS * refs) + 4096;
     return z;
 }
 
@@ -268,21 +280,23 @@ uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 // points g at them; *z becomes what they hold.
 kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, kd_error *err)
 {
-    KD_TRY(kd_gb_ensure(b, KD_GB_STASKS, z->tasks * sizeof(task), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_ARENA, z->arena * sizeof(member_box), 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_STASKS, 2 * z->task_half * sizeof(task), 0, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), 0, err));
-    z->tasks = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task));
-    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box));
-    z->jobs = clamp32(b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job));
     const size_t pool_need = (size_t)g->pool_base + (z->tasks - g->num_roots);
     KD_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
+    z->tasks = clamp32(b->buf[KD_GB_POOL].bytes / sizeof(kd_gb_pool_node) - g->pool_base + g->num_roots);
+    z->task_half = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task) / 2);
+    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2);
+    z->jobs = clamp32(b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job));
     g->roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     g->refs = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
     g->tri_verts = kd_gb_ptr<float>(b, KD_GB_TRI_VERTS);
     g->tasks = kd_gb_ptr<task>(b, KD_GB_STASKS);
     g->task_capacity = (uint32_t)z->tasks;
+    g->task_half = (uint32_t)z->task_half;
     g->arena = kd_gb_ptr<member_box>(b, KD_GB_ARENA);
-    g->arena_capacity = (uint32_t)z->arena;
+    g->arena_half = (uint32_t)z->arena;
     g->clip_jobs = kd_gb_ptr<clip_job>(b, KD_GB_CLIPJOBS);
     g->clip_capacity = (uint32_t)z->jobs;
     g->pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
@@ -357,8 +371,12 @@ void grow_small(const kd_gb_scalars &counts, small_sizes *z)
         const size_t need = 2 * (size_t)counts.task_count + 64;
         z->tasks = 2 * z->tasks > need ? 2 * z->tasks : need;
     }
-    if (counts.arena_count + 128 > z->arena) {
-        const size_t need = 2 * (size_t)counts.arena_count + 128;
+    if (counts.task_most + 64 > z->task_half) {
+        const size_t need = 2 * (size_t)counts.task_most + 64;
+        z->task_half = 2 * z->task_half > need ? 2 * z->task_half : need;
+    }
+    if (counts.member_most + 128 > z->arena) {
+        const size_t need = 2 * (size_t)counts.member_most + 128;
         z->arena = 2 * z->arena > need ? 2 * z->arena : need;
     }
     if (counts.clip_short) {
@@ -375,13 +393,15 @@ void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *
 {
     kd_error ignored;
     size_t tasks = (size_t)counts->task_count + counts->task_count / 4 + 4096;
-    size_t members = (size_t)counts->arena_count + counts->arena_count / 4 + 65536;
-    if (tasks > g->task_capacity &&
-        kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
-                     1, &ignored) == KD_OK)
-        (void)kd_gb_ensure(b, KD_GB_STASKS, tasks * sizeof(task), 0, &ignored);
-    if (members > g->arena_capacity)
-        (void)kd_gb_ensure(b, KD_GB_ARENA, members * sizeof(member_box), 0, &ignored);
+    size_t half = (size_t)counts->task_most + counts->task_most / 4 + 4096; // a half: one wave's
+    size_t members = (size_t)counts->member_most + counts->member_most / 4 + 4096;
+    if (tasks > g->task_capacity)
+        (void)kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
+                           1, &ignored);
+    if (half > g->task_half)
+        (void)kd_gb_ensure(b, KD_GB_STASKS, 2 * half * sizeof(task), 0, &ignored);
+    if (members > g->arena_half)
+        (void)kd_gb_ensure(b, KD_GB_ARENA, 2 * members * sizeof(member_box), 0, &ignored);
 }
 
 // The stage's results into the build state, after a run that fit.

@@ -65,12 +65,13 @@ struct small_args {
     uint32_t num_roots;
     kd_gb_refs refs;
     const float *tri_verts;
-    task *tasks;
-    uint32_t task_capacity;
+    task *tasks;                  // two halves, wave w's tasks in half w % 2 (task_half_start)
+    uint32_t task_capacity;       // task slots in all (pool records), roots first
+    uint32_t task_half;           // tasks each half holds
     member_box *arena;
     clip_job *clip_jobs;          // the wave's straddlers' clips
     uint32_t clip_capacity;       // jobs that fit
-    uint32_t arena_capacity;
+    uint32_t arena_half;          // entries in each half of the arena (wave w's members in half w % 2)
     kd_gb_pool_node *pool;
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;

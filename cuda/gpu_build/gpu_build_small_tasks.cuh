@@ -19,16 +19,29 @@ namespace kd_gb_small {
 static_assert(offsetof(kd_gb_scalars, arena_count) == offsetof(kd_gb_scalars, task_count) + 4 &&
                   offsetof(kd_gb_scalars, task_count) % 8 == 0,
               "the small stage's two counters form one aligned 64-bit word");
+// The arena holds two waves' members, the wave's own in one half and the
+// next wave's in the other, which the wave before has done with: so the
+// arena is as large as two waves, not all of them. The count stays the
+// stage's running total; an entry's place is its count less the next
+// wave's first, in that half. Only the places change, never a tree.
+KD_GB_HD uint32_t next_half_start(const small_args &g) { return (g.wave & 1u) ? 0u : g.arena_half; }
+
+// The tasks the same way: wave w's in half w % 2, a task's place its slot
+// less its wave's first slot. The slot itself, the stage's running count,
+// still names the task's pool record.
+KD_GB_HD uint32_t task_half_start(const small_args &g, uint32_t wave) { return (wave & 1u) ? g.task_half : 0u; }
+
 KD_GB_HD void reserve_slots(const small_args &g, uint32_t slots, uint32_t members, uint32_t *slot, uint32_t *at)
 {
+    const uint32_t next_first = g.scalars->wave[g.wave & 1u].member_end; // fixed while the wave runs
 #if defined(__CUDA_ARCH__)
     const unsigned long long old = atomicAdd(reinterpret_cast<unsigned long long *>(&g.scalars->task_count),
                                              (unsigned long long)members << 32 | slots);
     *slot = (uint32_t)old;
-    *at = (uint32_t)(old >> 32);
+    *at = (uint32_t)(old >> 32) - next_first + next_half_start(g);
 #else
     *slot = g.scalars->task_count;
-    *at = g.scalars->arena_count;
+    *at = g.scalars->arena_count - next_first + next_half_start(g);
     g.scalars->task_count += slots;
     g.scalars->arena_count += members;
 #endif
@@ -187,7 +200,10 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
                            const children &ch, uint32_t slot, uint32_t base, uint32_t lane,
                            uint32_t lanes)
 {
-    if ((size_t)slot + 2 > g.task_capacity || (size_t)base + ch.num_members > g.arena_capacity) {
+    const uint32_t next_tasks = task_half_start(g, g.wave + 1u);
+    const uint32_t place = slot - g.scalars->wave[g.wave & 1u].end + next_tasks; // the next wave's first is fixed
+    if ((size_t)slot + 2 > g.task_capacity || (size_t)place + 2 > (size_t)next_tasks + g.task_half ||
+        (size_t)base + ch.num_members > (size_t)next_half_start(g) + g.arena_half) {
         if (lane == 0)
             g.scalars->pool_overflow = 1; // the host grows the arrays and reruns
         return 0;
@@ -213,7 +229,7 @@ KD_GB_UNROLL
         c.depth = (uint16_t)(t.depth + 1);
         c.bad_refines = (uint16_t)d.bad_refines;
         c.allowance = d.allowance;
-        g.tasks[slot + (uint32_t)side] = c;
+        g.tasks[place + (uint32_t)side] = c;
         if (!ch.goes_on[side])
             write_leaf(g, c);
     }

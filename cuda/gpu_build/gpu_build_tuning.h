@@ -42,6 +42,12 @@
 #define KD_GB_MED_UNROLL 1
 #endif
 
+/* References the medium stage's arena first holds per reference of the
+ * level it takes (real scenes used 6.3 to 12.5, the slivers 15.1: more voids the run). */
+#ifndef KD_GB_MEDIUM_REFS
+#define KD_GB_MEDIUM_REFS 13u
+#endif
+
 /* ---- Small stage ------------------------------------------------------------- */
 /* Widest team of lanes that decides a small node (8 or 16); wider nodes take
  * a whole warp. 16 lets nodes of 9-16 members share a warp. */
@@ -76,6 +82,22 @@
  * thread each. */
 #ifndef KD_GB_CLIP_TEAM_ROUNDS
 #define KD_GB_CLIP_TEAM_ROUNDS 1
+#endif
+
+/* A wave's member entries, per small reference beyond the roots' own, that
+ * each half of the arena first holds (the most a wave asked for was 2.34). */
+#ifndef KD_GB_WAVE_MEMBERS
+#define KD_GB_WAVE_MEMBERS 2u
+#endif
+/* A wave's tasks, per small reference beyond the roots, that each half of
+ * the task array first holds (the most a wave asked for was 1.1). */
+#ifndef KD_GB_WAVE_TASKS
+#define KD_GB_WAVE_TASKS 1.5
+#endif
+/* A wave's clip jobs, per small reference, that the job array first holds
+ * (the most a wave queued was 0.39 per reference). */
+#ifndef KD_GB_WAVE_CLIPS
+#define KD_GB_WAVE_CLIPS 1.0
 #endif
 
 /* ---- Output ------------------------------------------------------------------ */

@@ -1,0 +1,93 @@
+/* Where the GPU builder's memory goes: the emulated builder (the same
+ * buffers as the device's) over each scene given, its peak in bytes and
+ * bytes per triangle, the buffers at that peak, largest first, and a hash
+ * of the tree, to compare trees before and after a change in how the
+ * builder sizes its buffers. A program, not a test:
+ *   gpu_build_memory [--top N] SCENE...   (OBJ or PLY, gzip or not) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_build_internal.h"
+#include "obj_loader.h"
+#include "tree_stats.h"
+
+/* FNV-1a over bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t bytes)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t tree_hash(const kd_tree *t)
+{
+    uint64_t h = fnv(14695981039346656037ull, t->nodes, (size_t)t->num_nodes * sizeof(kd_node));
+    return fnv(h, t->leaf_indices, (size_t)t->num_leaf_indices * sizeof(uint32_t));
+}
+
+static int report(const char *path, size_t top)
+{
+    kd_mesh mesh;
+    kd_error err;
+    kd_error_clear(&err);
+    if (kd_obj_load_file(path, &mesh, &err) != KD_OK) {
+        fprintf(stderr, "gpu_build_memory: %s: %s\n", path, err.message);
+        return 1;
+    }
+    kd_gpu_build_options o;
+    kd_gpu_build_options_default(&o);
+    kd_gpu_builder *b = NULL;
+    kd_gpu_build_profile prof;
+    kd_tree tree;
+    memset(&tree, 0, sizeof tree);
+    kd_status st = kd_gpu_builder_create(&b, 1, &err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_set_mesh(b, &mesh, &err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_build(b, &o, &prof, &err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_download(b, &tree, &err);
+    if (st != KD_OK) {
+        fprintf(stderr, "gpu_build_memory: %s: %s\n", path, err.message);
+        kd_gpu_builder_destroy(b);
+        kd_mesh_free(&mesh);
+        return 1;
+    }
+    kd_tree_stats stats;
+    kd_tree_compute_stats(&tree, NULL, &stats);
+    const double tris = mesh.num_triangles ? (double)mesh.num_triangles : 1.0;
+    printf("%s: %u triangles, peak %.1f MiB (%.0f B/tri), held after %.1f MiB, small roots %u, "
+           "retries: small %u, medium %u\n", path, mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0,
+           (double)prof.peak_device_bytes / tris, (double)prof.device_bytes / 1048576.0, prof.num_small_roots,
+           prof.num_small_retries, prof.num_medium_retries);
+    printf("  tree: %u nodes, %u leaf refs, SAH %.4f, hash %016llx\n", tree.num_nodes, tree.num_leaf_indices,
+           stats.sah_cost, (unsigned long long)tree_hash(&tree));
+    kd_gb_buffer_bytes bufs[64];
+    const size_t n = kd_gb_peak_buffers(b, bufs, sizeof bufs / sizeof bufs[0]);
+    for (size_t i = 0; i < n && i < top && bufs[i].bytes > 0; i++)
+        printf("  %-12s %10.1f MiB %6.0f B/tri\n", bufs[i].name, (double)bufs[i].bytes / 1048576.0,
+               (double)bufs[i].bytes / tris);
+    kd_tree_free(&tree);
+    kd_gpu_builder_destroy(b);
+    kd_mesh_free(&mesh);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t top = 12;
+    int failed = 0, i = 1;
+    if (argc > 2 && strcmp(argv[1], "--top") == 0) {
+        top = (size_t)strtoul(argv[2], NULL, 10);
+        i = 3;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "usage: gpu_build_memory [--top N] SCENE...\n");
+        return 2;
+    }
+    for (; i < argc; i++)
+        failed |= report(argv[i], top);
+    return failed;
+}
