@@ -4,8 +4,11 @@
  * their ratio, nodes, references per triangle, and the build times (the
  * emulation's time says nothing of the device's).
  *
- *   emu_quality [--no-cpu] [--threads N] [--max-refs R] [--bins B]
+ *   emu_quality [--no-cpu] [--verify] [--threads N] [--max-refs R] [--bins B]
  *               [--small-threshold N] SCENE...
+ *
+ * --verify also checks the GPU tree's invariants (exact triangle-box
+ * overlap, scankd verify's first half) and prints the violations.
  *
  * One line per scene: name, triangles, CPU SAH, GPU SAH, GPU/CPU, CPU nodes,
  * GPU nodes, CPU refs/tri, GPU refs/tri, each tree's expected traversal steps
@@ -18,12 +21,15 @@
 #include "cpu_build.h"
 #include "gpu_build.h"
 #include "mesh_load.h"
+#include "cpu_render.h"
 #include "tree_stats.h"
+#include "verify.h"
 
 typedef struct quality_row {
     kd_tree_stats stats;
     double ms;
     uint64_t peak_bytes; /* the GPU builder's peak device memory */
+    long long violations; /* of the GPU tree's invariants (--verify), -1: not checked */
     int ok;
 } quality_row;
 
@@ -53,13 +59,32 @@ static void build_cpu(const kd_mesh *mesh, int threads, quality_row *row)
     finish_row(st, t0, &tree, &err, "CPU", row);
 }
 
-static void build_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts, quality_row *row)
+/* The invariant violations of tree over mesh, or -1 where the check failed. */
+static long long violations(const kd_mesh *mesh, const kd_tree *tree, int threads)
+{
+    float *tri_verts = NULL;
+    kd_invariant_report rep;
+    kd_error err;
+    kd_status st = kd_trace_gather_vertices(mesh, &tri_verts, &err);
+    if (st == KD_OK)
+        st = kd_verify_invariants(tree, tri_verts, mesh->num_triangles, threads, &rep, &err);
+    free(tri_verts);
+    if (st != KD_OK) {
+        fprintf(stderr, "emu_quality: verify: %s\n", err.message);
+        return -1;
+    }
+    return (long long)kd_invariant_report_total(&rep);
+}
+
+static void build_emulated(const kd_mesh *mesh, const kd_gpu_build_options *opts, int verify, int threads,
+                           quality_row *row)
 {
     kd_tree tree;
     kd_error err;
     double t0 = kd_build_now_ms();
     kd_gpu_build_profile profile;
     kd_status st = kd_build_gpu_emulated(mesh, opts, &tree, &profile, &err);
+    row->violations = st == KD_OK && verify ? violations(mesh, &tree, threads) : 0;
     finish_row(st, t0, &tree, &err, "emulated GPU", row);
     row->peak_bytes = st == KD_OK ? profile.peak_device_bytes : 0;
 }
@@ -74,7 +99,7 @@ static void scene_name(const char *path, char *out, size_t size)
         *dot = '\0';
 }
 
-static int run_scene(const char *path, int cpu, int threads, const kd_gpu_build_options *opts)
+static int run_scene(const char *path, int cpu, int verify, int threads, const kd_gpu_build_options *opts)
 {
     kd_mesh mesh;
     kd_error err;
@@ -85,7 +110,7 @@ static int run_scene(const char *path, int cpu, int threads, const kd_gpu_build_
     quality_row c = {0}, g = {0};
     if (cpu)
         build_cpu(&mesh, threads, &c);
-    build_emulated(&mesh, opts, &g);
+    build_emulated(&mesh, opts, verify, threads, &g);
     char name[256];
     scene_name(path, name, sizeof name);
     printf("%-22s %9u", name, mesh.num_triangles);
@@ -106,20 +131,24 @@ static int run_scene(const char *path, int cpu, int threads, const kd_gpu_build_
            c.stats.expected_traversal_steps, g.stats.expected_traversal_steps,
            c.stats.expected_triangle_tests, g.stats.expected_triangle_tests, c.ms, g.ms,
            (double)g.peak_bytes / (1024.0 * 1024.0));
+    if (verify && g.ok)
+        printf("%-22s GPU tree: %lld invariant violations\n", name, g.violations);
     fflush(stdout);
     kd_mesh_free(&mesh);
-    return c.ok == cpu && g.ok ? 0 : 1;
+    return c.ok == cpu && g.ok && g.violations == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    int cpu = 1, threads = 0, first = 1;
+    int cpu = 1, verify = 0, threads = 0, first = 1;
     kd_gpu_build_options opts;
     kd_gpu_build_options_default(&opts);
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first++) {
         const char *opt = argv[first], *val = first + 1 < argc ? argv[first + 1] : NULL;
         if (strcmp(opt, "--no-cpu") == 0)
             cpu = 0;
+        else if (strcmp(opt, "--verify") == 0)
+            verify = 1;
         else if (val && strcmp(opt, "--threads") == 0)
             threads = atoi(val);
         else if (val && strcmp(opt, "--max-refs") == 0)
@@ -130,10 +159,10 @@ int main(int argc, char **argv)
             opts.small_node_threshold = atoi(val);
         else
             break;
-        first += strcmp(opt, "--no-cpu") != 0;
+        first += strcmp(opt, "--no-cpu") != 0 && strcmp(opt, "--verify") != 0;
     }
     if (first >= argc || strncmp(argv[first], "--", 2) == 0) {
-        fprintf(stderr, "usage: emu_quality [--no-cpu] [--threads N] [--max-refs R] [--bins B] "
+        fprintf(stderr, "usage: emu_quality [--no-cpu] [--verify] [--threads N] [--max-refs R] [--bins B] "
                         "[--small-threshold N] SCENE...\n");
         return 2;
     }
@@ -142,6 +171,6 @@ int main(int argc, char **argv)
            "GPUstp", "CPUtst", "GPUtst", "CPU ms", "emu ms", "peak MiB");
     int failed = 0;
     for (int i = first; i < argc; i++)
-        failed |= run_scene(argv[i], cpu, threads, &opts);
+        failed |= run_scene(argv[i], cpu, verify, threads, &opts);
     return failed;
 }
