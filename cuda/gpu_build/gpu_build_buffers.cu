@@ -1,7 +1,8 @@
 // The GPU builder's memory beyond growing a buffer (gpu_build_context.cu):
-// a buffer given back, a buffer lent a dead one's memory, and where the
-// bytes were at the build's peak.
+// a buffer given back, a buffer lent a dead one's memory, the reference
+// sets, and where the bytes were at the build's peak.
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_build_common.cuh"
 
@@ -57,7 +58,8 @@ static const char *buffer_name(int id)
         "sides", "lnodes_a", "lnodes_b", "tight", "choice", "chains", "lcount", "rcount", "route",
         "bk_states", "bins", "mready", "mtight", "mbig", "sroots", "stasks", "arena", "owner",
         "clipq", "clipjobs", "splans", "leaf_refs", "pool", "o_sizes", "o_below", "o_arrivals",
-        "o_places", "nodes_out", "leaf_out", "scalars", "temp"};
+        "o_places", "nodes_out", "leaf_out", "scalars", "temp", "refs_a", "refs_a2", "refs_out",
+        "refs_spare"};
     static_assert(sizeof others / sizeof others[0] == KD_GB_NUM_BUFFERS - KD_GB_SIDES, "a name per buffer");
     if (id == KD_GB_MESH_POS)
         return "mesh_pos";
@@ -75,8 +77,13 @@ extern "C" size_t kd_gb_peak_buffers(const kd_gpu_builder *b, kd_gb_buffer_bytes
     size_t n = 0;
     for (int id = 0; id < KD_GB_NUM_BUFFERS; id++) {
         const char *name = buffer_name(id);
-        if (n > 0 && out[n - 1].name == name) {
-            out[n - 1].bytes += b->peak_buf[id]; // the next array of a reference set
+        if (b->peak_buf[id] == 0)
+            continue; // none, or a view of a block
+        size_t at = 0;
+        while (at < n && strcmp(out[at].name, name) != 0)
+            at++;
+        if (at < n) {
+            out[at].bytes += b->peak_buf[id]; // another array of a reference set, or its block
             continue;
         }
         if (n == max)
@@ -91,4 +98,87 @@ extern "C" size_t kd_gb_peak_buffers(const kd_gpu_builder *b, kd_gb_buffer_bytes
             out[j - 1] = t;
         }
     return n;
+}
+
+kd_gb_refs kd_gb_ref_set(kd_gpu_builder *b, int first_id)
+{
+    kd_gb_refs r;
+    r.tri = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_TRI);
+    for (int k = 0; k < 3; k++) {
+        r.lo[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_LO + k);
+        r.hi[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_HI + k);
+    }
+    r.seg = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_SEG);
+    return r;
+}
+
+// A working set's arrays as views of its block, `stride` bytes each (none
+// where the block has no memory).
+static void point_views(kd_gpu_builder *b, int first_id, int block, size_t stride)
+{
+    for (int k = 0; k < KD_GB_REF_SEG; k++) {
+        kd_gb_buf *view = &b->buf[first_id + k];
+        view->ptr = b->buf[block].ptr ? (char *)b->buf[block].ptr + k * stride : NULL;
+        view->bytes = b->buf[block].ptr ? stride : 0;
+        view->lent = 1;
+    }
+}
+
+// Copies a block's arrays into a larger one (the old arrays `have` bytes
+// each), on the builder's stream.
+static kd_status copy_views(kd_gpu_builder *b, int first_id, char *to, size_t stride, size_t have, kd_error *err)
+{
+    for (int k = 0; k < KD_GB_REF_SEG; k++) {
+        const void *from = b->buf[first_id + k].ptr;
+        if (b->host)
+            memcpy(to + k * stride, from, have);
+#if KD_DEVICE_CODE
+        else
+            KD_TRY(kd_gb_cuda(err, cudaMemcpyAsync(to + k * stride, from, have, cudaMemcpyDeviceToDevice, b->stream),
+                              "growing a reference set"));
+#endif
+    }
+    return KD_OK;
+}
+
+// Grows a working set's block to arrays of at least `bytes`, by half again
+// where the cap allows (as kd_gb_ensure), its contents copied where kept:
+// the new block is had in the spare's place, the old one freed, the two
+// swapped.
+static kd_status grow_block(kd_gpu_builder *b, int first_id, int block, size_t bytes, int keep, kd_error *err)
+{
+    const size_t have = b->buf[first_id].bytes;
+    size_t stride = (bytes > have + have / 2 ? bytes : have + have / 2) + 255;
+    stride -= stride % 256;
+    const size_t others = b->bytes_held - (keep ? 0 : kd_gb_own_bytes(&b->buf[block]));
+    if (b->cap_bytes && others + KD_GB_REF_SEG * stride > b->cap_bytes)
+        stride = (bytes + 255) / 256 * 256; // no headroom under the cap
+    if (!keep) {
+        kd_gb_release(b, block);
+        point_views(b, first_id, block, 0);
+    }
+    KD_TRY(kd_gb_ensure(b, KD_GB_REFS_SPARE_MEM, KD_GB_REF_SEG * stride, 0, err));
+    if (keep && have)
+        KD_TRY(copy_views(b, first_id, (char *)b->buf[KD_GB_REFS_SPARE_MEM].ptr, stride, have, err));
+    kd_gb_release(b, block); // after the copies (it waits for the device)
+    const kd_gb_buf grown = b->buf[KD_GB_REFS_SPARE_MEM];
+    b->buf[KD_GB_REFS_SPARE_MEM] = b->buf[block];
+    b->buf[block] = grown;
+    point_views(b, first_id, block, stride);
+    return KD_OK;
+}
+
+kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int with_seg, int keep,
+                            kd_error *err)
+{
+    if (count == 0)
+        count = 1;
+    if (first_id == KD_GB_REFS_SMALL) {
+        for (int k = 0; k < KD_GB_REF_SEG; k++)
+            KD_TRY(kd_gb_ensure(b, first_id + k, count * 4, keep, err));
+    } else if (count * 4 > b->buf[first_id].bytes) {
+        const int block = KD_GB_REFS_A_MEM + (first_id - KD_GB_REFS_A) / KD_GB_REF_ARRAYS;
+        KD_TRY(grow_block(b, first_id, block, count * 4, keep, err));
+    }
+    return with_seg ? kd_gb_ensure(b, first_id + KD_GB_REF_SEG, count * 4, keep, err) : KD_OK;
 }

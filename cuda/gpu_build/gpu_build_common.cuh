@@ -263,6 +263,10 @@ enum kd_gb_buffer_id {
     KD_GB_LEAF_OUT,
     KD_GB_SCALARS,
     KD_GB_TEMP,
+    KD_GB_REFS_A_MEM,     // the blocks that hold the working reference sets' bounds and triangles
+    KD_GB_REFS_A2_MEM,
+    KD_GB_REFS_OUT_MEM,
+    KD_GB_REFS_SPARE_MEM, // a block being grown, while the old one is copied
     KD_GB_NUM_BUFFERS
 };
 
@@ -331,6 +335,11 @@ static inline T *kd_gb_ptr(kd_gpu_builder *b, int id)
 }
 
 kd_gb_refs kd_gb_ref_set(kd_gpu_builder *b, int first_id);
+// Makes a reference set hold count references (the node array too where
+// with_seg). The working sets' seven other arrays lie in one block of
+// their own (KD_GB_REFS_A_MEM...), so that a set dead for the rest of a
+// build can lend its memory whole; the small references, live to the
+// end, keep an allocation per array.
 kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int with_seg, int keep,
                             kd_error *err);
 

@@ -131,31 +131,6 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
     return KD_OK;
 }
 
-kd_gb_refs kd_gb_ref_set(kd_gpu_builder *b, int first_id)
-{
-    kd_gb_refs r;
-    r.tri = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_TRI);
-    for (int k = 0; k < 3; k++) {
-        r.lo[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_LO + k);
-        r.hi[k] = kd_gb_ptr<float>(b, first_id + KD_GB_REF_HI + k);
-    }
-    r.seg = kd_gb_ptr<uint32_t>(b, first_id + KD_GB_REF_SEG);
-    return r;
-}
-
-kd_status kd_gb_ensure_refs(kd_gpu_builder *b, int first_id, size_t count, int with_seg, int keep,
-                            kd_error *err)
-{
-    if (count == 0)
-        count = 1;
-    for (int k = 0; k < KD_GB_REF_ARRAYS; k++) {
-        if (k == KD_GB_REF_SEG && !with_seg)
-            continue;
-        KD_TRY(kd_gb_ensure(b, first_id + k, count * 4, keep, err));
-    }
-    return KD_OK;
-}
-
 #if KD_DEVICE_CODE
 // The scalars' copy to the host on `stream`, its end recorded.
 static kd_status copy_scalars(kd_gpu_builder *b, cudaStream_t stream, kd_error *err)

@@ -370,7 +370,8 @@ kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, k
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
     // The walks' arrays live in the earlier stages' memory, dead by now.
-    kd_gb_lender dead = {{KD_GB_STASKS, KD_GB_ARENA, KD_GB_CLIPJOBS, KD_GB_MTIGHT}, {0}, 4};
+    kd_gb_lender dead = {{KD_GB_STASKS, KD_GB_ARENA, KD_GB_CLIPJOBS, KD_GB_MTIGHT, KD_GB_REFS_A2_MEM,
+                          KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 7};
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * num_nodes, &dead, err));

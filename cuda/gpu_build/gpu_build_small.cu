@@ -277,12 +277,15 @@ small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hook
 uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n; }
 
 // Grows the arrays to at least *z (with room for the pool's new slots) and
-// points g at them; *z becomes what they hold.
+// points g at them; *z becomes what they hold. The tasks, the arena and the
+// clip jobs take the working reference sets' memory where it has room
+// (dead once the large and medium stages are done).
 kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, kd_error *err)
 {
-    KD_TRY(kd_gb_ensure(b, KD_GB_STASKS, 2 * z->task_half * sizeof(task), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), 0, err));
+    kd_gb_lender dead = {{KD_GB_REFS_A2_MEM, KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 3};
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_STASKS, 2 * z->task_half * sizeof(task), &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), &dead, err));
     const size_t pool_need = (size_t)g->pool_base + (z->tasks - g->num_roots);
     KD_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
     z->tasks = clamp32(b->buf[KD_GB_POOL].bytes / sizeof(kd_gb_pool_node) - g->pool_base + g->num_roots);
@@ -388,7 +391,8 @@ void grow_small(const kd_gb_scalars &counts, small_sizes *z)
 
 // After a build, keep a quarter more than it used, so that rebuilding the
 // same mesh, or a slightly larger one, does not grow the arrays again. Best
-// effort: under a memory cap it may not fit, and need not.
+// effort: under a memory cap it may not fit, and need not. Lent arrays are
+// sized afresh each build.
 void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *counts)
 {
     kd_error ignored;
@@ -398,9 +402,9 @@ void keep_headroom(kd_gpu_builder *b, const small_args *g, const kd_gb_scalars *
     if (tasks > g->task_capacity)
         (void)kd_gb_ensure(b, KD_GB_POOL, ((size_t)g->pool_base + tasks - g->num_roots) * sizeof(kd_gb_pool_node),
                            1, &ignored);
-    if (half > g->task_half)
+    if (half > g->task_half && !b->buf[KD_GB_STASKS].lent)
         (void)kd_gb_ensure(b, KD_GB_STASKS, 2 * half * sizeof(task), 0, &ignored);
-    if (members > g->arena_half)
+    if (members > g->arena_half && !b->buf[KD_GB_ARENA].lent)
         (void)kd_gb_ensure(b, KD_GB_ARENA, 2 * members * sizeof(member_box), 0, &ignored);
 }
 
