@@ -20,7 +20,7 @@ steps="$*"
 [ -n "$steps" ] || steps="gpu sanitize verify"
 base=$(printf '%s\n' $steps | sed -n 's/^base=//p')
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/device.txt"
-step() { echo; echo "== $*"; }
+step() { echo; echo "== $* ($(date +%T))"; }
 has() { case " $steps " in *" $1 "*) return 0;; esac; return 1; }
 
 build() { # source dir, build dir, log, [targets...]
