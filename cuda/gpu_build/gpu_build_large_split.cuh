@@ -74,70 +74,9 @@ struct kd_gb_choose_median {
     }
 };
 
-// Floats as integers in the same order (-0 before +0), and back: a
-// bisection over the floats of a range halves their count each step.
-KD_GB_HD int32_t kd_gb_float_order(float x)
-{
-    int32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits >= 0 ? bits : (int32_t)(0x80000000u - (uint32_t)bits) - 1;
-}
-
-KD_GB_HD float kd_gb_order_float(int32_t key)
-{
-    int32_t bits = key >= 0 ? key : (int32_t)(0x80000000u - (uint32_t)(key + 1));
-    float out;
-    memcpy(&out, &bits, sizeof out);
-    return out;
-}
-
-// The bin of position x over [t_lo, t_lo + num_bins / scale]: monotone in x,
-// so the positions of bins below j are exactly those up to one float
-// (kd_gb_bin_plane), which makes a boundary's counts exact.
-KD_GB_HD int kd_gb_bin_of(float x, float t_lo, float scale, int num_bins)
-{
-    int b = (int)KD_GB_FMUL(KD_GB_FSUB(x, t_lo), scale);
-    return b < 0 ? 0 : (b >= num_bins ? num_bins - 1 : b);
-}
-
-// The plane of bin boundary j (1..num_bins-1): the last float whose bin is
-// below j. A reference with lower bound in a bin below j lies at or below
-// it (below); one whose upper bound's next float has its bin below j ends
-// under it (not above), so the bins count each side as the split will.
-// It lies next to `guess` (the boundary's arithmetic position) but for
-// rounding, so the guess and its neighbour are tried first; a bisection
-// over the floats of [t_lo, t_hi] in order (t_lo's bin is 0, t_hi's the
-// last) finds it wherever it is.
-KD_GB_HD float kd_gb_bin_plane(float t_lo, float t_hi, float scale, int num_bins, int j, float guess)
-{
-    float lo = t_lo, hi = t_hi; // bin(lo) < j <= bin(hi)
-    const float g = fminf(fmaxf(guess, t_lo), t_hi);
-    const int up = kd_gb_bin_of(g, t_lo, scale, num_bins) < j;
-    const float n = kd_gb_step(g, up); // g's neighbour towards the plane's far side
-    lo = up ? g : lo;
-    hi = up ? hi : g;
-    if (n >= lo && n <= hi) {
-        if (kd_gb_bin_of(n, t_lo, scale, num_bins) < j)
-            lo = n;
-        else
-            hi = n;
-    }
-    for (;;) {
-        const int32_t klo = kd_gb_float_order(lo);
-        const int64_t gap = (int64_t)kd_gb_float_order(hi) - klo;
-        if (gap <= 1)
-            return lo;
-        float mid = kd_gb_order_float(klo + (int32_t)(gap / 2));
-        if (kd_gb_bin_of(mid, t_lo, scale, num_bins) < j)
-            lo = mid;
-        else
-            hi = mid;
-    }
-}
-
 // One reference's bounds (lo, hi) into its node's bins (node_bins: per
-// axis, num_bins lower-bound counts then num_bins counts of the float past
-// the upper bound) over the node's tight box t.
+// axis, num_bins lower-bound counts then num_bins upper-bound counts) over
+// the node's tight box t.
 KD_GB_HD void kd_gb_bin_one(const float *lo, const float *hi, const float *t, int num_bins,
                             uint32_t *node_bins)
 {
@@ -146,8 +85,10 @@ KD_GB_HD void kd_gb_bin_one(const float *lo, const float *hi, const float *t, in
         if (!(ext > 0.0f))
             continue;
         float scale = KD_GB_FDIV((float)num_bins, ext);
-        int b_lo = kd_gb_bin_of(lo[a], t[a], scale, num_bins);
-        int b_hi = kd_gb_bin_of(kd_gb_step(hi[a], 1), t[a], scale, num_bins);
+        int b_lo = (int)KD_GB_FMUL(KD_GB_FSUB(lo[a], t[a]), scale);
+        int b_hi = (int)KD_GB_FMUL(KD_GB_FSUB(hi[a], t[a]), scale);
+        b_lo = b_lo < 0 ? 0 : (b_lo >= num_bins ? num_bins - 1 : b_lo);
+        b_hi = b_hi < 0 ? 0 : (b_hi >= num_bins ? num_bins - 1 : b_hi);
         uint32_t *axis_bins = node_bins + (size_t)a * 2 * num_bins;
         kd_gb_atomic_add(axis_bins + b_lo, 1u);
         kd_gb_atomic_add(axis_bins + num_bins + b_hi, 1u);
@@ -204,9 +145,7 @@ struct kd_gb_choose_sah {
     // Bin boundary j (1..num_bins-1) of the tight box's extent ext on axis a.
     __host__ __device__ float boundary(const float *t, int a, float ext, int j) const
     {
-        float scale = KD_GB_FDIV((float)num_bins, ext);
-        float guess = KD_GB_FADD(t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)num_bins));
-        return KD_GB_FADD(kd_gb_bin_plane(t[a], t[3 + a], scale, num_bins, j, guess), 0.0f);
+        return KD_GB_FADD(t[a], KD_GB_FDIV(KD_GB_FMUL(ext, (float)j), (float)num_bins));
     }
 };
 
@@ -262,7 +201,7 @@ KD_GB_HD kd_gb_split_choice kd_gb_choose_sah_by(const Team &team, const kd_gb_ch
                                       id0 + (uint32_t)upper, &best, &best_id, &best_axis, &best_pos);
             }
             // Boundary j (1..num_bins-1): below counts lower bounds in bins
-            // < j, above the upper bounds whose next float is not in them.
+            // < j, above the upper bounds not in them.
             uint32_t carry_lo = 0, carry_hi = 0;
             for (int first = 1; first < f.num_bins; first += Team::LANES) {
                 int j = first + (int)lane;
