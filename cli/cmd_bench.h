@@ -40,7 +40,7 @@ typedef struct bench_row {
     kd_tree_stats stats;
     double sah_ratio;        /* to the CPU exact-SAH tree */
     double rays_per_second;
-    double diffuse_rays_per_second;  /* the bounce rays of --rays diffuse, per second of their own */
+    double diffuse_rays_per_second;  /* the bounce rays of --ray-kind diffuse, per second of their own */
     double cpu_tree_rays_per_second; /* GPU rows: the CPU tree on the GPU caster */
     int width, height;
     const char *view;        /* the camera's view name */

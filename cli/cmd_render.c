@@ -47,7 +47,7 @@ static void print_about(FILE *f)
             "builder and on all cores. Prints rays per second: on the CPU, primary rays / wall\n"
             "time of the ray casting alone; on the GPU, primary rays / kernel time (median of\n"
             "%d launches after a warm-up). Loading, building and PNG writing are excluded.\n"
-            "With --rays diffuse, one bounce ray per primary hit follows, timed apart; its\n"
+            "With --ray-kind diffuse, one bounce ray per primary hit follows, timed apart; its\n"
             "rays per second count the bounce rays cast. The steps and tests images then show\n"
             "the bounce rays' work; the shaded and depth images stay the primary rays'.\n",
             KD_RENDER_GPU_LAUNCHES);

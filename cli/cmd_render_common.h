@@ -142,10 +142,11 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *args, 
 kd_status kd_cli_gpu_cast(const kd_scene *scene, const kd_camera *cam, const kd_gpu_render_options *options,
                           kd_render_buffers *buf, kd_gpu_render_stats *stats, kd_error *err);
 
-/* The --rays row of an option table (an int holding a kd_ray_kind at offset `at`). */
+/* The --ray-kind row of an option table (an int holding a kd_ray_kind at offset
+ * `at`); verify's --rays is a count of rays. */
 extern const char *const kd_cli_ray_kind_names[];
 #define KD_CLI_RAYS_OPTION(at, more_help)                                                           \
-    {.kind = KD_CLI_ENUM, .name = "--rays", .metavar = "KIND", .offset = (at),                      \
+    {.kind = KD_CLI_ENUM, .name = "--ray-kind", .metavar = "KIND", .offset = (at),                      \
      .names = kd_cli_ray_kind_names, .expects = "primary or diffuse",                               \
      .help = "primary (default: one camera ray per pixel) or diffuse (the camera rays, then one "    \
              "cosine-weighted diffuse bounce from each primary hit, seeded so the CPU and the GPU "   \

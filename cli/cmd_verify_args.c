@@ -28,7 +28,7 @@ static void print_about(FILE *f)
             "     brute-force closest hit over all triangles: the same triangle, or a different\n"
             "     one at the same distance within a relative tolerance (coincident triangles).\n"
             "     The camera rays' diffuse bounces (one cosine-weighted ray from each hit, drawn\n"
-            "     from --seed and the pixel, as render --rays diffuse casts them) are checked\n"
+            "     from --seed and the pixel, as render --ray-kind diffuse casts them) are checked\n"
             "     against brute force the same way.\n"
             " GPU hits (--device gpu): the verification camera and its bounces are ray-cast on\n"
             "     the GPU and on the CPU through the same tree, and every pixel's primary and\n"

@@ -1,7 +1,7 @@
-/* --view and --rays end to end: the inside view of a closed room sees walls
+/* --view and --ray-kind end to end: the inside view of a closed room sees walls
  * in (nearly) every pixel where the default view sees the box from outside;
  * a view from a views.txt beside the scene; an unknown view lists the
- * scene's views and fails before any work (exit 2); render --rays diffuse
+ * scene's views and fails before any work (exit 2); render --ray-kind diffuse
  * reports the bounce rays apart; verify checks the bounces against brute
  * force; bench gives diffuse rays per second and the view in its outputs;
  * demo passes --view on. */
@@ -72,18 +72,18 @@ static void test_views(void)
 
 static void test_rays(void)
 {
-    run((const char *[]){"render", g_room, "--device", "cpu", "--size", "32x24", "--view", "inside", "--rays",
+    run((const char *[]){"render", g_room, "--device", "cpu", "--size", "32x24", "--view", "inside", "--ray-kind",
                          "diffuse", "-o", "/dev/null", NULL});
     CHECK_MSG(g_run.exit_code == 0 && strstr(g_run.out, "diffuse     768 bounce rays"), "%s%s", g_run.out,
               g_run.err);
-    run((const char *[]){"render", g_room, "--device", "cpu", "--size", "32x24", "--rays", "diffuse", "-o",
+    run((const char *[]){"render", g_room, "--device", "cpu", "--size", "32x24", "--ray-kind", "diffuse", "-o",
                          "/dev/null", "--json", "-", NULL});
     const char *diffuse = strstr(g_run.out, "\"diffuse\"");
     CHECK_MSG(diffuse && json_number_at(diffuse, "seed") == 1 &&
                   json_number_at(diffuse, "rays") == json_number_at(g_run.out, "hits") &&
                   json_number_at(diffuse, "rays_per_second") > 0,
               "%s", g_run.out);
-    run((const char *[]){"render", g_room, "--rays", "sideways", NULL});
+    run((const char *[]){"render", g_room, "--ray-kind", "sideways", NULL});
     CHECK(g_run.exit_code == 2 && strstr(g_run.err, "primary or diffuse"));
     run((const char *[]){"verify", g_room, "--device", "cpu", "--size", "32x24", "--view", "inside", NULL});
     CHECK_MSG(g_run.exit_code == 0 && strstr(g_run.out, "bounces     PASS  768 diffuse bounce rays"), "%s%s",
