@@ -15,6 +15,9 @@
 #   --builds N       timed builds per scene and device (default 3)
 #   --size W H       image for the rays/s figures (default 1920 1080)
 #   --only LIST      comma-separated scene names to run (default all; --list shows them)
+#   --emulate        also build each GPU tree by the builder's host emulation (bench/emu_quality;
+#                    the device's trees byte for byte, slowly) and fill the GPU SAH columns from
+#                    it where bench has no GPU row: tree quality on a machine without a GPU
 #   --list           print the scenes and how each variant is made, and exit
 set -euo pipefail
 
@@ -28,6 +31,7 @@ WIDTH=1920
 HEIGHT=1080
 ONLY=""
 LIST=0
+EMULATE=0
 
 die() { echo "quality_suite: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
     --size) WIDTH=${2:?}; HEIGHT=${3:?}; shift 3 ;;
     --only) ONLY=${2:?}; shift 2 ;;
     --list) LIST=1; shift ;;
+    --emulate) EMULATE=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help lists them)" ;;
   esac
@@ -116,9 +121,22 @@ echo "quality_suite: scankd bench on ${#FILES[@]} scenes (log: $OUT/bench.log)" 
 "$SCANKD" bench "${FILES[@]}" --device "$DEVICE" --builds "$BUILDS" --size "$WIDTH" "$HEIGHT" \
   --csv "$CSV" >"$OUT/bench.log" 2>&1 || { tail -5 "$OUT/bench.log" >&2; exit 1; }
 
-# One line per scene from the CPU and GPU rows of the CSV (columns found by name).
-awk -F, -v out="$OUT" '
-  NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+# The emulated GPU trees' SAH costs: "scene sah" lines (none without --emulate).
+EMU="$OUT/emulated.txt"
+: >"$EMU"
+if [ "$EMULATE" = 1 ]; then
+  [ -x "$BUILD/bench/emu_quality" ] || die "no $BUILD/bench/emu_quality: build first"
+  echo "quality_suite: emulating the GPU builder on ${#FILES[@]} scenes (log: $OUT/emulated.log)" >&2
+  "$BUILD/bench/emu_quality" --no-cpu "${FILES[@]}" >"$OUT/emulated.log" 2>&1 ||
+    { tail -5 "$OUT/emulated.log" >&2; exit 1; }
+  awk '$2 ~ /^[0-9]+$/ { print $1, $4 }' "$OUT/emulated.log" >"$EMU"
+fi
+
+# One line per scene from the CPU and GPU rows of the CSV (columns found by name);
+# a scene without a GPU row takes its emulated GPU SAH, its ratio marked "e".
+awk -v out="$OUT" '
+  FILENAME == ARGV[1] { emu[$1] = $2; next }
+  FNR == 1 { FS = ","; $0 = $0; for (i = 1; i <= NF; i++) col[$i] = i; next }
   {
     s = $col["scene"]; d = $col["device"]
     if (!(s in seen)) { seen[s] = 1; order[++n] = s }
@@ -134,15 +152,17 @@ awk -F, -v out="$OUT" '
            "CPUtree@GPU", "CPU Mray/s"
     over = 0; gpu = 0
     for (k = 1; k <= n; k++) {
-      s = order[k]; g = sah[s, "gpu"]; c = sah[s, "cpu"]
+      s = order[k]; g = sah[s, "gpu"]; c = sah[s, "cpu"]; e = ""
+      if (g == "" && (s in emu)) { g = emu[s]; e = "e" }
       ratio = (g != "" && c > 0) ? sprintf("%.3f", g / c) : "-"
       if (g != "") { gpu++; if (g / c > 1.05) { over++; ratio = ratio "*" } }
+      ratio = ratio e
       printf "%-22s %9s %9.2f %9s %7s %9s %8.2f %9.1f %9s %10s %10s %9s\n", s, tris[s], c,
              g == "" ? "-" : sprintf("%.2f", g), ratio, nodes[s], refs[s], cms[s],
              gms[s] == "" ? "-" : sprintf("%.2f", gms[s]), m(rays[s, "gpu"]), m(ctree[s]),
              m(rays[s, "cpu"])
     }
-    if (gpu > 0) printf "\n%d of %d scenes within 5%% of the CPU tree (* marks the others)\n", gpu - over, gpu
+    if (gpu > 0) printf "\n%d of %d scenes within 5%% of the CPU tree (* marks the others; e: GPU tree by the emulation)\n", gpu - over, gpu
     else printf "\nno GPU rows: CPU columns only\n"
     printf "CSV: %s/quality.csv\n", out
-  }' "$CSV"
+  }' "$EMU" "$CSV"
