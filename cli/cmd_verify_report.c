@@ -155,6 +155,15 @@ static void json_invariants(kd_json *json, const verify_result *r)
     kd_json_end_object(json);
 }
 
+/* A ray check's counts, the same keys for camera and bounce rays. */
+static void json_ray_counts(kd_json *json, const kd_ray_report *rep)
+{
+    kd_json_kv_int(json, "hits", (int64_t)rep->num_ref_hits);
+    kd_json_kv_int(json, "same", (int64_t)rep->num_same);
+    kd_json_kv_int(json, "coincident", (int64_t)rep->num_coincident);
+    kd_json_kv_int(json, "mismatches", (int64_t)rep->num_mismatches);
+}
+
 static void json_rays(kd_json *json, const verify_args *a, const ray_set *set, const verify_result *r)
 {
     kd_json_key(json, "rays");
@@ -169,10 +178,7 @@ static void json_rays(kd_json *json, const verify_args *a, const ray_set *set, c
     kd_json_kv_int(json, "interior_rays", (int64_t)set->num_interior);
     kd_json_kv_int(json, "seed", (int64_t)a->seed);
     kd_json_kv_number(json, "tolerance", r->rays.tolerance);
-    kd_json_kv_int(json, "hits", (int64_t)r->rays.num_ref_hits);
-    kd_json_kv_int(json, "same", (int64_t)r->rays.num_same);
-    kd_json_kv_int(json, "coincident", (int64_t)r->rays.num_coincident);
-    kd_json_kv_int(json, "mismatches", (int64_t)r->rays.num_mismatches);
+    json_ray_counts(json, &r->rays);
     kd_json_kv_int(json, "brute_force_triangle_tests", (int64_t)r->rays.num_triangle_tests);
     kd_json_kv_number(json, "seconds", r->rays.seconds);
     kd_json_end_object(json);
@@ -182,10 +188,7 @@ static void json_rays(kd_json *json, const verify_args *a, const ray_set *set, c
     kd_json_begin_object(json);
     kd_json_kv_bool(json, "pass", r->bounces_pass);
     kd_json_kv_int(json, "rays", (int64_t)r->bounces.num_rays);
-    kd_json_kv_int(json, "hits", (int64_t)r->bounces.num_ref_hits);
-    kd_json_kv_int(json, "same", (int64_t)r->bounces.num_same);
-    kd_json_kv_int(json, "coincident", (int64_t)r->bounces.num_coincident);
-    kd_json_kv_int(json, "mismatches", (int64_t)r->bounces.num_mismatches);
+    json_ray_counts(json, &r->bounces);
     kd_json_kv_number(json, "seconds", r->bounces.seconds);
     kd_json_end_object(json);
 }

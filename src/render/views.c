@@ -17,6 +17,17 @@ enum { KD_VIEW_GRID = 5 };
 #define KD_VIEW_MIN_CLEARANCE 0.01f
 #define KD_VIEW_MIN_ENCLOSED 0.5f
 
+/* Distance to the first hit from eye along dir, in units of dir's length;
+ * -1 for none. */
+static float hit_distance(const kd_trace_scene *scene, const float eye[3], const float dir[3])
+{
+    kd_ray ray = {{eye[0], eye[1], eye[2]}, {dir[0], dir[1], dir[2]}, INFINITY};
+    kd_trace_hit hit;
+    kd_trace_counters c = {0, 0, 0};
+    kd_trace_closest(scene, &ray, &hit, &c);
+    return hit.tri == KD_TRACE_NO_HIT ? -1.0f : hit.t;
+}
+
 kd_view_probe kd_view_probe_at(const kd_trace_scene *scene, const float eye[3])
 {
     kd_view_probe p = {0.0f, INFINITY, 0.0f};
@@ -25,16 +36,12 @@ kd_view_probe kd_view_probe_at(const kd_trace_scene *scene, const float eye[3])
     for (int i = 0; i < 27; i++) {
         if (i == 13)
             continue; /* the cube's centre: no direction */
-        kd_ray ray = {{eye[0], eye[1], eye[2]}, {(float)(i % 3 - 1), (float)(i / 3 % 3 - 1), (float)(i / 9 - 1)},
-                      INFINITY};
-        kd_trace_hit hit;
-        kd_trace_counters c = {0, 0, 0};
-        kd_trace_closest(scene, &ray, &hit, &c);
+        const float dir[3] = {(float)(i % 3 - 1), (float)(i / 3 % 3 - 1), (float)(i / 9 - 1)};
+        const float t = hit_distance(scene, eye, dir);
         rays++;
-        if (hit.tri == KD_TRACE_NO_HIT)
+        if (t < 0.0f)
             continue;
-        float len = sqrtf(ray.dir[0] * ray.dir[0] + ray.dir[1] * ray.dir[1] + ray.dir[2] * ray.dir[2]);
-        float d = hit.t * len;
+        const float d = t * sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
         hits++;
         sum += d;
         p.clearance = fminf(p.clearance, d);
@@ -95,16 +102,6 @@ static void inside_eye(const kd_trace_scene *scene, int up, float eye[3])
                     memcpy(eye, p, sizeof p);
                 }
             }
-}
-
-/* Distance to the first hit from eye along dir; -1 for none. */
-static float hit_distance(const kd_trace_scene *scene, const float eye[3], const float dir[3])
-{
-    kd_ray ray = {{eye[0], eye[1], eye[2]}, {dir[0], dir[1], dir[2]}, INFINITY};
-    kd_trace_hit hit;
-    kd_trace_counters c = {0, 0, 0};
-    kd_trace_closest(scene, &ray, &hit, &c);
-    return hit.tri == KD_TRACE_NO_HIT ? -1.0f : hit.t;
 }
 
 /* The look-at point: along the longer horizontal axis of the box, toward
