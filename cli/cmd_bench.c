@@ -339,7 +339,7 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
 {
     double t0 = kd_build_now_ms();
     kd_mesh_load_info info;
-    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, err);
+    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, (a->devices & BENCH_GPU) != 0, err);
     base->load_ms = kd_build_now_ms() - t0;
     if (info.warning[0])
         kd_cli_error(k_cmd, "warning: %s", info.warning);

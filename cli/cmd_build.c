@@ -241,7 +241,7 @@ static bool load_and_build(const build_options *o, build_result *r)
     memset(r, 0, sizeof *r);
     kd_cli_progress progress;
     kd_cli_progress_init(&progress, k_cmd, o->quiet);
-    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, &r->mesh, &r->load_ms))
+    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, o->device == KD_CLI_DEVICE_GPU, &r->mesh, &r->load_ms))
         return false;
     kd_error err;
     kd_error_clear(&err);
