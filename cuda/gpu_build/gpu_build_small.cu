@@ -136,6 +136,7 @@ kd_status waves_on_host(small_args g)
         kd_gb_wave_state &wave = scalars->wave[g.wave & 1u];
         if (wave.begin == wave.end)
             break;
+        set_wave_places(&g, wave);
         for (uint32_t i = 0; i < wave.end - wave.begin; i++)
             process_task_serial(g, task_half_start(g, g.wave) + i, &slots);
         for (uint32_t q = 0; q < wave.clips && !scalars->pool_overflow; q++)
@@ -166,6 +167,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         return; // the stage is done (the host launches as many waves as the depth cap allows)
     if (g.scalars->pool_overflow)
         return; // this run is void: the host grows the arrays and runs again
+    set_wave_places(&g, ws);
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
     // the wave's share per warp where it is too small to give each that many.

@@ -31,17 +31,27 @@ KD_GB_HD uint32_t next_half_start(const small_args &g) { return (g.wave & 1u) ? 
 // still names the task's pool record.
 KD_GB_HD uint32_t task_half_start(const small_args &g, uint32_t wave) { return (wave & 1u) ? g.task_half : 0u; }
 
+// The wave's places from its state, which is fixed while the wave runs:
+// set once per warp (or per wave on the host), so that no task loads them
+// from the line that every reservation's atomic hits. The next wave's
+// first slot and first member count map to the starts of their halves
+// (32-bit sums that wrap, as the differences they stand for).
+KD_GB_HD void set_wave_places(small_args *g, const kd_gb_wave_state &ws)
+{
+    g->task_shift = task_half_start(*g, g->wave + 1u) - ws.end;
+    g->member_shift = next_half_start(*g) - ws.member_end;
+}
+
 KD_GB_HD void reserve_slots(const small_args &g, uint32_t slots, uint32_t members, uint32_t *slot, uint32_t *at)
 {
-    const uint32_t next_first = g.scalars->wave[g.wave & 1u].member_end; // fixed while the wave runs
 #if defined(__CUDA_ARCH__)
     const unsigned long long old = atomicAdd(reinterpret_cast<unsigned long long *>(&g.scalars->task_count),
                                              (unsigned long long)members << 32 | slots);
     *slot = (uint32_t)old;
-    *at = (uint32_t)(old >> 32) - next_first + next_half_start(g);
+    *at = (uint32_t)(old >> 32) + g.member_shift;
 #else
     *slot = g.scalars->task_count;
-    *at = g.scalars->arena_count - next_first + next_half_start(g);
+    *at = g.scalars->arena_count + g.member_shift;
     g.scalars->task_count += slots;
     g.scalars->arena_count += members;
 #endif
@@ -201,7 +211,7 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
                            uint32_t lanes)
 {
     const uint32_t next_tasks = task_half_start(g, g.wave + 1u);
-    const uint32_t place = slot - g.scalars->wave[g.wave & 1u].end + next_tasks; // the next wave's first is fixed
+    const uint32_t place = slot + g.task_shift;
     if ((size_t)slot + 2 > g.task_capacity || (size_t)place + 2 > (size_t)next_tasks + g.task_half ||
         (size_t)base + ch.num_members > (size_t)next_half_start(g) + g.arena_half) {
         if (lane == 0)
