@@ -158,8 +158,13 @@ struct kd_gb_scalars {
     uint32_t new_pool_nodes;
     uint32_t next_large_max[2]; // references of the next level's largest node: level d's in [d % 2] (reset by level d - 1's scatter)
     uint32_t new_large_cuts;   // large level: empty cuts chained in its choice (bookkeeping total)
+    // The word every small-stage reservation hits with an atomic, on a
+    // 128-byte line of its own, so that loads of the fields around it do
+    // not queue behind those atomics.
+    uint32_t pad_before_counter[(128 - 64) / 4];
     uint32_t task_count;       // small stage: tasks so far (roots first); with arena_count one
     uint32_t arena_count;      // 64-bit word, 8-byte aligned: member bounds allocated
+    uint32_t pad_after_counter[(128 - 8) / 4];
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)

@@ -17,8 +17,9 @@ namespace kd_gb_small {
 // counters. The task count stays far below 2^32 (its array would hold more
 // than 200 GB), so it never carries.
 static_assert(offsetof(kd_gb_scalars, arena_count) == offsetof(kd_gb_scalars, task_count) + 4 &&
-                  offsetof(kd_gb_scalars, task_count) % 8 == 0,
-              "the small stage's two counters form one aligned 64-bit word");
+                  offsetof(kd_gb_scalars, task_count) % 128 == 0 &&
+                  offsetof(kd_gb_scalars, pool_overflow) == offsetof(kd_gb_scalars, task_count) + 128,
+              "the small stage's two counters form one 64-bit word alone on its 128-byte line");
 // The arena holds two waves' members, the wave's own in one half and the
 // next wave's in the other, which the wave before has done with: so the
 // arena is as large as two waves, not all of them. The count stays the
