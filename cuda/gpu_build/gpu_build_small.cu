@@ -278,6 +278,19 @@ small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hook
 
 uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n; }
 
+// Elements of `size` bytes that make a whole number of 256-byte steps: a
+// half of that many keeps the second half's start 256-byte aligned, as the
+// first's (the memory transactions of the two halves then fall alike).
+size_t aligned_step(size_t size)
+{
+    size_t step = 1;
+    while (step * size % 256 != 0)
+        step *= 2;
+    return step;
+}
+
+size_t round_up(size_t n, size_t step) { return (n + step - 1) / step * step; }
+
 // Grows the arrays to at least *z (with room for the pool's new slots) and
 // points g at them; *z becomes what they hold. The tasks, the arena and the
 // clip jobs take the working reference sets' memory where it has room
@@ -285,14 +298,17 @@ uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, kd_error *err)
 {
     kd_gb_lender dead = {{KD_GB_REFS_A2_MEM, KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 3};
+    const size_t task_step = aligned_step(sizeof(task)), member_step = aligned_step(sizeof(member_box));
+    z->task_half = round_up(z->task_half, task_step);
+    z->arena = round_up(z->arena, member_step);
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_STASKS, 2 * z->task_half * sizeof(task), &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), &dead, err));
     const size_t pool_need = (size_t)g->pool_base + (z->tasks - g->num_roots);
     KD_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
     z->tasks = clamp32(b->buf[KD_GB_POOL].bytes / sizeof(kd_gb_pool_node) - g->pool_base + g->num_roots);
-    z->task_half = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task) / 2);
-    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2);
+    z->task_half = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task) / 2 / task_step * task_step);
+    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2 / member_step * member_step);
     z->jobs = clamp32(b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job));
     g->roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     g->refs = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
