@@ -95,6 +95,22 @@ struct init_arena {
     }
 };
 
+// Wave 0 in one launch: thread j sets reference j's bounds and root j's
+// task, each where there is one.
+struct init_wave0 {
+    init_tasks roots;
+    init_arena members;
+    uint32_t num_roots, num_refs;
+
+    __host__ __device__ void operator()(uint32_t j) const
+    {
+        if (j < num_refs)
+            members(j);
+        if (j < num_roots)
+            roots(j);
+    }
+};
+
 enum { CLIP_THREADS = 128 };
 
 // After wave w: the next wave is every task appended by this one, and its
@@ -351,20 +367,22 @@ kd_status run_small_once(kd_gpu_builder *b, const kd_gb_build_state *s, small_ar
                          kd_error *err)
 {
     const int profile = s->opts->profile;
-    init_arena members = {g.refs, g.arena};
-    KD_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
     kd_gb_scalars start;
     memset(&start, 0, sizeof start);
     start.task_count = g.num_roots;
     start.arena_count = s->num_small_refs;
     start.wave[0].end = g.num_roots;
     start.wave[0].member_end = s->num_small_refs;
-    init_tasks init;
-    init.roots = g.roots;
-    init.tasks = g.tasks;
-    init.scalars = g.scalars;
-    memcpy(init.counters, (const char *)&start + COUNTERS_AT, sizeof init.counters);
-    KD_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
+    init_wave0 init;
+    init.roots.roots = g.roots;
+    init.roots.tasks = g.tasks;
+    init.roots.scalars = g.scalars;
+    memcpy(init.roots.counters, (const char *)&start + COUNTERS_AT, sizeof init.roots.counters);
+    init.members = {g.refs, g.arena};
+    init.num_roots = g.num_roots;
+    init.num_refs = s->num_small_refs;
+    const uint32_t n = init.num_refs > init.num_roots ? init.num_refs : init.num_roots;
+    KD_TRY(kd_gb_map(b, n, init, "small-stage roots and members", err));
     kd_gb_step_mark(b, profile, KD_GPU_STEP_SMALL_SETUP);
     if (b->host)
         KD_TRY(waves_on_host(g));
