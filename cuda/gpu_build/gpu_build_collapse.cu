@@ -24,6 +24,16 @@
 
 namespace {
 
+#if defined(__CUDA_ARCH__)
+// atomicAdd(counter, 1) with acquire-release order at the device's scope.
+__device__ __forceinline__ uint32_t arrive_acq_rel(uint32_t *counter)
+{
+    uint32_t old;
+    asm volatile("atom.acq_rel.gpu.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+    return old;
+}
+#endif
+
 // What a child leaves its parent: its subtree's cost, relative to its
 // box's area, its union, and that area.
 struct result {
@@ -50,20 +60,18 @@ struct collapse_walk {
     }
 
     // Child x's arrival at parent p with result r: 0 where it is the first
-    // (its result left at x for the second), else its sibling's result. A
-    // fence on each side of the atomic orders the result before the
-    // arrival, and the sibling's loads after it (past the SM's own cache,
-    // which is not kept coherent).
+    // (its result left at x for the second), else its sibling's result. The
+    // arrival is an acquire-release atomic: it orders the result's stores
+    // before it and the sibling's loads after it (past the SM's own cache,
+    // which is not kept coherent), at less cost than a fence either side.
     __host__ __device__ int arrive(uint32_t x, uint32_t p, uint32_t sibling, const result &r, result *other) const
     {
         cost[x] = r.cost;
         members[x] = r.members;
         area[x] = r.area;
 #if defined(__CUDA_ARCH__)
-        __threadfence();
-        if (atomicAdd(&arrivals[p], 1u) == 0u)
+        if (arrive_acq_rel(&arrivals[p]) == 0u)
             return 0;
-        __threadfence();
         *other = {__ldcg(&cost[sibling]), __ldcg(&members[sibling]), __ldcg(&area[sibling])};
 #else
         if (arrivals[p]++ == 0u)
