@@ -415,7 +415,7 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
     z.tasks = num_nodes + 8 * (size_t)num_refs / threshold + 1024;
     z.refs = KD_GB_MEDIUM_REFS * (size_t)num_refs + 65536;
     z.roots = num_refs / 8 + 1024;
-    z.small_refs = 3 * (size_t)num_refs + 65536;
+    z.small_refs = KD_GB_MEDIUM_SMALL_REFS * (size_t)num_refs + 65536;
     z.leaf_refs = (size_t)num_refs + 1024;
     for (int attempt = 0;; attempt++) {
         KD_TRY(ensure_arrays(b, s, refs_id, nodes_id, z, err));

@@ -56,6 +56,13 @@
 #define KD_GB_MEDIUM_REFS 13u
 #endif
 
+/* Small references the medium stage first has room for per reference of the
+ * level it takes (real scenes made 1.3 to 1.9; the constant beside it covers
+ * the slivers' 3.5 of a small level). */
+#ifndef KD_GB_MEDIUM_SMALL_REFS
+#define KD_GB_MEDIUM_SMALL_REFS 2u
+#endif
+
 /* ---- Small stage ------------------------------------------------------------- */
 /* Widest team of lanes that decides a small node (8 or 16); wider nodes take
  * a whole warp. 16 lets nodes of 9-16 members share a warp. */
