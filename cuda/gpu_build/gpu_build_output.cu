@@ -31,8 +31,9 @@
 // children a split makes leaves at once take none, and with straddlers can
 // hold more than their parent's). Where the leaves want more, the placement
 // has written nothing past the array and says so; the host grows the array
-// to the total, which the sizes pass has left, and places the tree again
-// (the array keeps its size for the builds after).
+// to the total, which the sizes pass has left, and places the tree again.
+// The tree's two arrays lie in the earlier stages' dead memory where it has
+// room, else in memory of their own.
 // Before step 1 the collapse rule (gpu_build_collapse.cu) turns the small
 // subtrees that do not pay into leaves, in the scratch these steps use. The
 // slots under such a leaf are dropped on the way: step 1 ends a walk or a
@@ -398,15 +399,17 @@ kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, k
     size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
-    // The walks' arrays live in the earlier stages' memory, dead by now.
+    // The walks' arrays live in the earlier stages' memory, dead by now; so
+    // does the tree itself where it fits, as those stages' memory is next
+    // used by the next build, which the tree need not outlive.
     kd_gb_lender dead = {{KD_GB_STASKS, KD_GB_ARENA, KD_GB_CLIPJOBS, KD_GB_MTIGHT, KD_GB_REFS_A2_MEM,
                           KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 7};
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_PLACES, 8 * num_nodes, &dead, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), &dead, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
