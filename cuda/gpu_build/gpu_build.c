@@ -78,7 +78,7 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     opts->small_node_threshold = KD_GPU_SMALL_NODE_MAX;
     opts->sah_bins = 32;
     opts->empty_space_ratio = -1.0f;
-    opts->max_refs_per_triangle = 10.0f;
+    opts->max_refs_per_triangle = 24.0f;
     opts->reduce_variant = KD_REDUCE8_ONEPASS;
     opts->medium_min_nodes = 8;
     opts->medium_max_refs = 16384;
