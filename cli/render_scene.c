@@ -21,7 +21,8 @@ void kd_scene_free(kd_scene *scene)
 uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
 {
     return kd_tree_rules_hash_gpu(&opts->params, opts->large_split == KD_LARGE_SPLIT_MEDIAN,
-                                  opts->small_node_threshold, opts->sah_bins, kd_gpu_build_empty_space(opts));
+                                  opts->small_node_threshold, opts->sah_bins, kd_gpu_build_empty_space(opts),
+                                  opts->max_refs_per_triangle);
 }
 
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,

@@ -76,7 +76,7 @@ void kd_gpu_build_options_default(kd_gpu_build_options *opts)
     kd_build_params_default(&opts->params);
     opts->large_split = KD_LARGE_SPLIT_SAH;
     opts->small_node_threshold = KD_GPU_SMALL_NODE_MAX;
-    opts->sah_bins = 32;
+    opts->sah_bins = 64;
     opts->empty_space_ratio = -1.0f;
     opts->max_refs_per_triangle = 24.0f;
     opts->reduce_variant = KD_REDUCE8_ONEPASS;

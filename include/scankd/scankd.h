@@ -101,7 +101,10 @@ typedef struct scankd_build_options {
     int small_node_threshold;       /* nodes of at most this many references are split by exact
                                        SAH, 1..SCANKD_SMALL_NODE_MAX (default 64) */
     int sah_bins;                   /* bins per axis for SAH large splits, 2..SCANKD_SAH_BINS_MAX
-                                       (default 32) */
+                                       (default 64) */
+    float max_refs_per_triangle;    /* the most references one path may multiply a triangle
+                                       into, >= 2 (default 24): more gives lower-cost trees on
+                                       scenes of large slanted triangles, at more memory */
     float empty_space_ratio;        /* an empty slab beside a large node's triangles is a cut
                                        candidate where it spans at least this share of the node,
                                        at most 1; < 0 (default): params.min_empty_fraction */

@@ -29,6 +29,7 @@ kd_status kd_api_build_gpu(const kd_mesh *mesh, const scankd_build_options *opts
                                                                    : KD_LARGE_SPLIT_SAH;
     o.small_node_threshold = opts->small_node_threshold;
     o.sah_bins = opts->sah_bins;
+    o.max_refs_per_triangle = opts->max_refs_per_triangle;
     o.empty_space_ratio = opts->empty_space_ratio;
     o.max_device_bytes = (size_t)opts->max_device_bytes;
     return kd_build_gpu(mesh, &o, tree, NULL, err);

@@ -1,5 +1,6 @@
 /* Scenes for the public API: options, building on either device, tree
  * files and statistics. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,8 @@ void scankd_build_options_default(scankd_build_options *opts)
     kd_build_params_default(&opts->params);
     opts->large_split = SCANKD_LARGE_SPLIT_SAH;
     opts->small_node_threshold = SCANKD_SMALL_NODE_MAX;
-    opts->sah_bins = 32;
+    opts->sah_bins = 64;
+    opts->max_refs_per_triangle = 24.0f;
     opts->empty_space_ratio = -1.0f;
 }
 
@@ -55,6 +57,9 @@ static kd_status check_options(const scankd_build_options *o, kd_error *err)
     if (o->sah_bins < 2 || o->sah_bins > SCANKD_SAH_BINS_MAX)
         return kd_error_set(err, KD_ERR_INVALID, "%s: %d SAH bins is outside 2..%d", who,
                             o->sah_bins, SCANKD_SAH_BINS_MAX);
+    if (!(o->max_refs_per_triangle >= 2.0f) || o->max_refs_per_triangle == INFINITY)
+        return kd_error_set(err, KD_ERR_INVALID, "%s: %g references per triangle is below 2 or not finite", who,
+                            (double)o->max_refs_per_triangle);
     if (!(o->empty_space_ratio <= 1.0f))
         return kd_error_set(err, KD_ERR_INVALID, "%s: empty-space ratio %g is above 1 or NaN", who,
                             (double)o->empty_space_ratio);
@@ -117,7 +122,8 @@ static void set_origin(scankd_scene *scene, const kd_mesh *mesh, scankd_device d
         const float empty = o->empty_space_ratio < 0.0f ? o->params.min_empty_fraction : o->empty_space_ratio;
         kd_tree_origin_init(&scene->origin, mesh, KD_TREE_BUILDER_GPU,
                             kd_tree_rules_hash_gpu(&o->params, o->large_split == SCANKD_LARGE_SPLIT_MEDIAN,
-                                                   o->small_node_threshold, o->sah_bins, empty));
+                                                   o->small_node_threshold, o->sah_bins, empty,
+                                                   o->max_refs_per_triangle));
     } else {
         kd_tree_origin_init(&scene->origin, mesh, KD_TREE_BUILDER_CPU, kd_tree_rules_hash_cpu(&o->params));
     }

@@ -31,11 +31,12 @@ uint64_t kd_tree_rules_hash_cpu(const kd_build_params *params)
 }
 
 uint64_t kd_tree_rules_hash_gpu(const kd_build_params *params, bool median_split, int small_threshold,
-                                int sah_bins, float empty_space)
+                                int sah_bins, float empty_space, float max_refs)
 {
-    uint32_t empty_bits;
+    uint32_t empty_bits, refs_bits;
     memcpy(&empty_bits, &empty_space, sizeof empty_bits);
-    const uint32_t extra[] = {median_split, (uint32_t)small_threshold, (uint32_t)sah_bins, empty_bits};
+    memcpy(&refs_bits, &max_refs, sizeof refs_bits);
+    const uint32_t extra[] = {median_split, (uint32_t)small_threshold, (uint32_t)sah_bins, empty_bits, refs_bits};
     return kd_build_rules_hash(params, extra, sizeof extra / sizeof extra[0]);
 }
 

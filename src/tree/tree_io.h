@@ -37,10 +37,10 @@ void kd_tree_origin_init(kd_tree_origin *origin, const kd_mesh *mesh, kd_tree_bu
                          uint64_t rules_hash);
 /* The rules hash of a CPU build, and of a GPU build with the options that
  * shape its tree (large splits by the median, the small-stage threshold, the
- * SAH bins, the empty-space ratio in use). */
+ * SAH bins, the empty-space ratio in use, the reference budget). */
 uint64_t kd_tree_rules_hash_cpu(const kd_build_params *params);
 uint64_t kd_tree_rules_hash_gpu(const kd_build_params *params, bool median_split, int small_threshold,
-                                int sah_bins, float empty_space);
+                                int sah_bins, float empty_space, float max_refs);
 /* "cpu", "gpu" or "unknown". */
 const char *kd_tree_builder_name(kd_tree_builder builder);
 

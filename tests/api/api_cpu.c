@@ -91,7 +91,8 @@ static void test_options(const kd_mesh *mesh)
     kd_build_params params;
     kd_build_params_default(&params);
     CHECK(d.device == SCANKD_DEVICE_AUTO && d.large_split == SCANKD_LARGE_SPLIT_SAH);
-    CHECK(d.small_node_threshold == 64 && d.sah_bins == 32 && d.empty_space_ratio < 0.0f);
+    CHECK(d.small_node_threshold == 64 && d.sah_bins == 64 && d.empty_space_ratio < 0.0f);
+    CHECK(d.max_refs_per_triangle == 24.0f);
     CHECK(memcmp(&d.params, &params, sizeof params) == 0);
 #define BAD_OPTION(field, value, needle)                                                  \
     do {                                                                                  \
@@ -103,6 +104,8 @@ static void test_options(const kd_mesh *mesh)
     BAD_OPTION(small_node_threshold, 65, "small-node threshold 65");
     BAD_OPTION(sah_bins, 1, "1 SAH bins");
     BAD_OPTION(sah_bins, 129, "129 SAH bins");
+    BAD_OPTION(max_refs_per_triangle, 1.5f, "1.5 references per triangle");
+    BAD_OPTION(max_refs_per_triangle, NAN, "references per triangle");
     BAD_OPTION(empty_space_ratio, 1.5f, "empty-space ratio 1.5");
     BAD_OPTION(empty_space_ratio, NAN, "empty-space ratio");
     BAD_OPTION(device, (scankd_device)7, "device 7");

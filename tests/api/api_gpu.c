@@ -23,7 +23,7 @@ static void test_defaults(void)
     scankd_build_options_default(&api);
     kd_gpu_build_options_default(&gpu);
     CHECK(api.small_node_threshold == gpu.small_node_threshold && api.sah_bins == gpu.sah_bins);
-    CHECK(api.empty_space_ratio == gpu.empty_space_ratio);
+    CHECK(api.empty_space_ratio == gpu.empty_space_ratio && api.max_refs_per_triangle == gpu.max_refs_per_triangle);
     CHECK(api.large_split == SCANKD_LARGE_SPLIT_SAH && gpu.large_split == KD_LARGE_SPLIT_SAH);
     CHECK(memcmp(&api.params, &gpu.params, sizeof api.params) == 0);
     CHECK(api.max_device_bytes == 0 && gpu.max_device_bytes == 0);

@@ -18,9 +18,9 @@
  * arrays apart, 2376 and 4120; with the small references sized by each
  * level's whole output, 2083 and 3900) and what it needs now (2051 and
  * 3863), so that a return of any old sizing fails; all at a reference
- * budget of 10. max_refs: the budget (0: the default, which lets these
- * scenes make more references, so that their bound is apart). */
-static void check_scene(gb_scene_kind kind, uint32_t n, float max_refs, double bound)
+ * budget of 10 and 32 SAH bins. max_refs, bins: those (0: the defaults,
+ * under which these scenes make more references, so their bound is apart). */
+static void check_scene(gb_scene_kind kind, uint32_t n, float max_refs, int bins, double bound)
 {
     kd_mesh mesh;
     gb_make_scene(&mesh, kind, n, 7);
@@ -28,6 +28,8 @@ static void check_scene(gb_scene_kind kind, uint32_t n, float max_refs, double b
     gb_options(&o, KD_LARGE_SPLIT_SAH);
     if (max_refs > 0.0f)
         o.max_refs_per_triangle = max_refs;
+    if (bins > 0)
+        o.sah_bins = bins;
     kd_gpu_builder *b = NULL;
     kd_error err;
     kd_gpu_build_profile prof;
@@ -35,8 +37,8 @@ static void check_scene(gb_scene_kind kind, uint32_t n, float max_refs, double b
     CHECK(kd_gpu_builder_set_mesh(b, &mesh, &err) == KD_OK);
     CHECK_MSG(kd_gpu_builder_build(b, &o, &prof, &err) == KD_OK, "%s", err.message);
     const double per_tri = (double)prof.peak_device_bytes / (double)n;
-    printf("%s, %u triangles, budget %g: peak %.0f B/tri, %u small roots, %u small retries\n",
-           gb_scene_name(kind), n, (double)o.max_refs_per_triangle, per_tri, prof.num_small_roots,
+    printf("%s, %u triangles, budget %g, %d bins: peak %.0f B/tri, %u small roots, %u small retries\n",
+           gb_scene_name(kind), n, (double)o.max_refs_per_triangle, o.sah_bins, per_tri, prof.num_small_roots,
            prof.num_small_retries);
     CHECK(prof.num_small_roots > 0); /* the small stage ran: its arrays are the bulk */
     CHECK_MSG(per_tri <= bound, "%s: peak %.0f B/tri, over %.0f", gb_scene_name(kind), per_tri, bound);
@@ -74,10 +76,10 @@ static void check_scene(gb_scene_kind kind, uint32_t n, float max_refs, double b
 
 int main(void)
 {
-    check_scene(GB_SCENE_SOUP, 20000, 10.0f, 2075.0);
-    check_scene(GB_SCENE_SLIVERS, 20000, 10.0f, 3890.0);
-    /* At the default budget (24 when it was set: 3941 and 3890 B/tri). */
-    check_scene(GB_SCENE_SOUP, 20000, 0.0f, 4000.0);
-    check_scene(GB_SCENE_SLIVERS, 20000, 0.0f, 3950.0);
+    check_scene(GB_SCENE_SOUP, 20000, 10.0f, 32, 2075.0);
+    check_scene(GB_SCENE_SLIVERS, 20000, 10.0f, 32, 3890.0);
+    /* At the defaults (budget 24 and 64 bins when set: 3920 and 3860 B/tri). */
+    check_scene(GB_SCENE_SOUP, 20000, 0.0f, 0, 4000.0);
+    check_scene(GB_SCENE_SLIVERS, 20000, 0.0f, 0, 3950.0);
     return kd_test_finish("gpu_build_peak_bound");
 }

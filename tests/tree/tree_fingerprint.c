@@ -185,7 +185,8 @@ int main(void)
     q = p;
     q.num_threads = 7; /* threads do not shape the tree */
     CHECK(kd_tree_rules_hash_cpu(&q) == kd_tree_rules_hash_cpu(&p));
-    CHECK(kd_tree_rules_hash_gpu(&p, false, 64, 32, 0.1f) != kd_tree_rules_hash_gpu(&p, true, 64, 32, 0.1f));
+    CHECK(kd_tree_rules_hash_gpu(&p, false, 64, 32, 0.1f, 24.0f) != kd_tree_rules_hash_gpu(&p, true, 64, 32, 0.1f, 24.0f));
+    CHECK(kd_tree_rules_hash_gpu(&p, false, 64, 32, 0.1f, 24.0f) != kd_tree_rules_hash_gpu(&p, false, 64, 32, 0.1f, 10.0f));
 
     test_fingerprints(&mesh, &origin);
     size_t size = 0;
