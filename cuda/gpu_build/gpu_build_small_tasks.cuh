@@ -7,6 +7,7 @@
 #ifndef KD_GPU_BUILD_SMALL_TASKS_CUH
 #define KD_GPU_BUILD_SMALL_TASKS_CUH
 
+#include "gpu_build_collapse.cuh" // the box areas the records keep for it
 #include "gpu_build_small_node.cuh"
 
 namespace kd_gb_small {
@@ -73,9 +74,17 @@ KD_GB_HD int splittable(const small_args &g, const task &t, uint32_t m)
     return m > g.max_leaf_prims && (int)t.depth < g.max_depth && kd_gb_box_area(t.cell) > 0.0f;
 }
 
+// Task t's pool record, of kind `kind`, with its box's area for the
+// collapse (gpu_build_collapse.cuh).
+KD_GB_HD void write_record(const small_args &g, const task &t, kd_gb_pool_node n)
+{
+    kd_gb_pool_set_area(&n, kd_gb_collapse_area(t.cell));
+    g.pool[t.pool_id] = n;
+}
+
 KD_GB_HD void write_leaf(const small_args &g, const task &t)
 {
-    g.pool[t.pool_id] = kd_gb_pool_record(KD_GB_POOL_LEAF_MASK, 0.0f, t.root, 0, t.mask, t.parent, t.depth);
+    write_record(g, t, kd_gb_pool_record(KD_GB_POOL_LEAF_MASK, 0.0f, t.root, 0, t.mask, t.parent, t.depth));
 }
 
 // A split's children: their boxes and counts, and which go on as tasks. A
@@ -222,8 +231,8 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
     const member_plan plan = make_plan(d, ch, base);
     uint32_t first_child = g.pool_base + (slot - g.num_roots);
     if (lane == 0)
-        g.pool[t.pool_id] = kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
-                                              t.parent, t.depth);
+        write_record(g, t, kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
+                                             t.parent, t.depth));
 KD_GB_UNROLL
     for (int side = 0; side < 2; side++) {
         if (lane != (1u + (uint32_t)side) % lanes)
