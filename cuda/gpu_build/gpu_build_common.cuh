@@ -192,6 +192,7 @@ struct kd_gb_scalars {
     uint32_t med_blocks_started; // blocks of the launch started (the first half serve the block queue)
     uint32_t place_fault;      // output: a place past the output arrays (the pool is corrupt)
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
+    uint32_t batch_leaf_refs;  // batched build: leaf references so far, as a batch's mask leaves become lists
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -267,6 +268,8 @@ enum kd_gb_buffer_id {
     KD_GB_REFS_A2_MEM,
     KD_GB_REFS_OUT_MEM,
     KD_GB_REFS_SPARE_MEM, // a block being grown, while the old one is copied
+    KD_GB_FRONTIER,       // batched build: the hand-over level's references (seven arrays) and nodes
+    KD_GB_FRONTIER_NODES,
     KD_GB_NUM_BUFFERS
 };
 
@@ -282,6 +285,7 @@ struct kd_gpu_builder {
     size_t peak_bytes;          // the most held at once since the build began
     size_t peak_buf[KD_GB_NUM_BUFFERS]; // each buffer's bytes at that moment (old and new where growing)
     size_t cap_bytes;           // 0: none
+    size_t refused_bytes;       // what the last allocation the cap refused would have made the builder hold
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
     cudaEvent_t counts_ready;   // recorded after each copy of the scalars
     cudaStream_t copy_stream;   // a large level's copy of the scalars, beside its scatter
@@ -555,6 +559,13 @@ struct kd_gb_build_state {
     uint32_t small_members;       // the small stage's member entries (the output's estimate of its leaves' references)
     uint32_t num_small_waves;     // the small stage's waves, and where each ended (task slots)
     uint32_t small_wave_ends[KD_GB_MAX_WAVES];
+    // The large stage's last level, where it hands over to the medium stage
+    // (handover_nodes 0: it did not): its references and nodes' buffers.
+    uint32_t handover_nodes, handover_refs;
+    int handover_refs_id, handover_nodes_id;
+    uint32_t num_batches;         // 0: the stages below the large one ran whole
+    int small_done;               // the small stage ran already (with the medium stage, under a cap)
+    uint32_t batch_small_roots;   // small roots of the batches done (each batch's are gone once it is)
     kd_gpu_build_profile *profile;
 };
 
@@ -565,6 +576,9 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
 kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_id, int nodes_id,
                              uint32_t num_nodes, uint32_t num_refs, kd_error *err);
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+// The medium and small stages over the hand-over level, whole where it fits
+// the memory cap, else in batches of its nodes (gpu_build_batch.cu).
+kd_status kd_gb_stage_below_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 
 #endif

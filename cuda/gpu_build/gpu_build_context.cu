@@ -106,12 +106,15 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
     if (want < bytes)
         want = bytes;
     want = (want + 255) / 256 * 256;
+    // The old memory is held beside the new a moment (the copy; and a
+    // buffer must not come back at its old address, which a level's
+    // zeroed bins are known by), so the cap counts both.
     const size_t own = kd_gb_own_bytes(buf);
     size_t others = b->bytes_held - own;
-    if (b->cap_bytes && others + want > b->cap_bytes)
+    if (b->cap_bytes && others + own + want > b->cap_bytes)
         want = (bytes + 255) / 256 * 256; // no headroom under the cap
-    if (b->cap_bytes && others + want > b->cap_bytes)
-        return oom(b, others + want, err);
+    if (b->cap_bytes && others + own + want > b->cap_bytes)
+        return oom(b, b->refused_bytes = others + own + want, err);
 
     void *fresh = NULL;
     if (b->host)

@@ -91,11 +91,23 @@ static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
     stage_mark(b, prof, 0);
     KD_TRY(kd_gb_stage_preprocess(b, s, err));
     stage_mark(b, prof, 1);
-    KD_TRY(kd_gb_stage_large(b, s, err));
+    kd_status st = kd_gb_stage_large(b, s, err);
+    if (st == KD_ERR_DEVICE_OOM && b->cap_bytes)
+        return kd_error_set(err, st, "GPU build: the large stage, which runs over all triangles at once, needs "
+                            "more than the device memory limit of %.1f MiB: %.1f MiB at least",
+                            (double)b->cap_bytes / 1048576.0, (double)b->refused_bytes / 1048576.0);
+    KD_TRY(st);
+    KD_TRY(kd_gb_stage_below_large(b, s, err));
     stage_mark(b, prof, 2);
-    KD_TRY(kd_gb_stage_small(b, s, err));
+    if (!s->small_done)
+        KD_TRY(kd_gb_stage_small(b, s, err)); // after batches, none is left
     stage_mark(b, prof, 3);
-    KD_TRY(kd_gb_stage_output(b, s, err));
+    st = kd_gb_stage_output(b, s, err);
+    if (st == KD_ERR_DEVICE_OOM && b->cap_bytes)
+        return kd_error_set(err, st, "GPU build: the output stage, which orders the whole node pool at once, needs "
+                            "more than the device memory limit of %.1f MiB: %.1f MiB at least",
+                            (double)b->cap_bytes / 1048576.0, (double)b->refused_bytes / 1048576.0);
+    KD_TRY(st);
     stage_mark(b, prof, 4);
 #if KD_DEVICE_CODE
     if (!b->host)
@@ -171,7 +183,9 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->peak_device_bytes = b->peak_bytes;
-    prof->num_small_roots = s.num_small_roots;
+    prof->num_small_roots = s.num_small_roots + s.batch_small_roots;
+    prof->num_batches = s.num_batches;
+    prof->num_handover_refs = s.handover_refs;
     if (st != KD_OK) {
 #if KD_DEVICE_CODE
         if (!b->host) {
