@@ -23,6 +23,8 @@
 // a reference; a batch that runs out of room anyway is run again as its
 // first half (its state restored: the stages only append past the counts
 // it saved).
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,18 +208,19 @@ size_t lasting_bytes(const kd_gpu_builder *b)
 
 double mib(size_t bytes) { return (double)bytes / 1048576.0; }
 
-// References a batch may take under the cap, with the pool first grown to
-// what every batch will add and one batch's first headroom, so that it
-// does not grow (holding its old and new memory) as the batches go. A cap
-// that leaves no batch room fails, naming about what would do.
-kd_status size_batches(kd_gpu_builder *b, const kd_gb_build_state *s, const frontier &f, size_t *batch_refs,
-                       kd_error *err)
+// References a batch may take under the cap (at most `most`), the pool
+// grown to hold `slots` slots a reference for `refs` references of the
+// level and one batch's first headroom, so that it need not grow (holding
+// its old and new memory) as they go. A cap that leaves no room fails,
+// naming about what would do.
+kd_status size_batches(kd_gpu_builder *b, const kd_gb_build_state *s, const frontier &f, double slots,
+                       size_t refs, size_t most, size_t *batch_refs, kd_error *err)
 {
     *batch_refs = s->opts->hooks.batch_refs;
     if (!b->cap_bytes)
         return KD_OK;
     const size_t slot = sizeof(kd_gb_pool_node), per_ref = KD_GB_BATCH_BYTES + slot * KD_GB_BATCH_POOL_HEAD;
-    const size_t pool = (size_t)s->pool_count + (size_t)KD_GB_BATCH_POOL_SLOTS * f.num_refs;
+    const size_t pool = (size_t)s->pool_count + (size_t)(slots * (double)refs);
     const size_t fixed = lasting_bytes(b) + slot * pool + KD_GB_BATCH_FIXED;
     size_t largest = 0; // a batch takes one node at least
     for (uint32_t i = 0; i < f.num_nodes; i++)
@@ -228,9 +231,19 @@ kd_status size_batches(kd_gpu_builder *b, const kd_gb_build_state *s, const fron
                             "the large stage's last level and the node pool take about %.1f MiB); it needs a "
                             "limit of %.1f MiB at least", mib(b->cap_bytes), mib(fixed),
                             mib(fixed + per_ref * largest));
-    const size_t refs = (b->cap_bytes - fixed) / per_ref;
-    *batch_refs = *batch_refs ? *batch_refs : refs;
-    return kd_gb_ensure(b, KD_GB_POOL, slot * (pool + KD_GB_BATCH_POOL_HEAD * refs), 1, err);
+    size_t room = (b->cap_bytes - fixed) / per_ref;
+    room = room < most ? room : most;
+    *batch_refs = *batch_refs ? *batch_refs : room;
+    return kd_gb_ensure(b, KD_GB_POOL, slot * (pool + KD_GB_BATCH_POOL_HEAD * room), 1, err);
+}
+
+// Pool slots a reference the batches after the first will add: what the
+// first added, with a margin, and no more than the first sizing assumed.
+double slots_after(const kd_gb_build_state *s, uint32_t pool_before, uint32_t refs)
+{
+    const double used = (double)(s->pool_count - pool_before) / (refs ? refs : 1);
+    const double margin = 1.25 * used + 0.5;
+    return margin < KD_GB_BATCH_POOL_SLOTS ? margin : KD_GB_BATCH_POOL_SLOTS;
 }
 
 // A batch's arrays given back; the small roots and references too once
@@ -372,6 +385,17 @@ int out_of_room(kd_status st)
     return st == KD_ERR_DEVICE_OOM || st == KD_ERR_NOMEM;
 }
 
+// A batch of one node refused by the cap: the message says so.
+void lone_node_short(const kd_gpu_builder *b, kd_status st, uint32_t refs, kd_error *err)
+{
+    if (!out_of_room(st))
+        return;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    kd_error_set(err, st, "%s; a batch of one node (%u references) needs that much beside the %.1f MiB that "
+                 "outlive the batches", why, refs, mib(lasting_bytes(b) + b->buf[KD_GB_POOL].bytes));
+}
+
 // The frontier's nodes in batches, each as large as the cap allows beside
 // what outlives them; one that runs out of room anyway goes again as its
 // first half (a lone node that does not fit fails the build).
@@ -380,9 +404,12 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
     frontier f;
     memset(&f, 0, sizeof f);
     kd_status st = keep_frontier(b, s, &f, err);
+    // A first batch of a part of the level at most: the pool's use in it
+    // sizes the pool for the rest.
+    const size_t first_refs = f.num_refs / KD_GB_BATCH_FIRST_PART + 1;
     size_t batch_refs = 0;
     if (st == KD_OK)
-        st = size_batches(b, s, f, &batch_refs, err);
+        st = size_batches(b, s, f, KD_GB_BATCH_POOL_SLOTS, first_refs, first_refs, &batch_refs, err);
     medium_tally tally = {0, 0, 0};
     uint32_t max_nodes = f.num_nodes;
     for (uint32_t first = 0; st == KD_OK && first < f.num_nodes;) {
@@ -399,15 +426,14 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
             kd_error_clear(err);
             continue;
         }
-        if (out_of_room(st))
-            st = kd_error_set(err, st, "GPU build: under the device memory limit of %.1f MiB one node's batch (%u "
-                              "references) does not fit beside the %.1f MiB that outlive the batches: it needs %.1f "
-                              "MiB at least", mib(b->cap_bytes), f.ref_start[last] - f.ref_start[first],
-                              mib(lasting_bytes(b) + b->buf[KD_GB_POOL].bytes), mib(b->refused_bytes));
-        if (st != KD_OK)
+        if (st != KD_OK) {
+            lone_node_short(b, st, f.ref_start[last] - f.ref_start[first], err);
             break;
+        }
         tally_medium(s, &tally);
-        s->num_batches++;
+        if (s->num_batches++ == 0 && last < f.num_nodes) // the pool sized again from the first batch's use
+            st = size_batches(b, s, f, slots_after(s, saved.pool_count, f.ref_start[last] - f.ref_start[first]),
+                              f.num_refs - f.ref_start[last], SIZE_MAX, &batch_refs, err);
         first = last; // at most max_nodes on: a run as large failed
     }
     free(f.ref_start);

@@ -285,7 +285,6 @@ struct kd_gpu_builder {
     size_t peak_bytes;          // the most held at once since the build began
     size_t peak_buf[KD_GB_NUM_BUFFERS]; // each buffer's bytes at that moment (old and new where growing)
     size_t cap_bytes;           // 0: none
-    size_t refused_bytes;       // what the last allocation the cap refused would have made the builder hold
     kd_gb_scalars *h_scalars;   // pinned copy (device path)
     cudaEvent_t counts_ready;   // recorded after each copy of the scalars
     cudaStream_t copy_stream;   // a large level's copy of the scalars, beside its scatter

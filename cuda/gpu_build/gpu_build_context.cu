@@ -114,7 +114,7 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
     if (b->cap_bytes && others + own + want > b->cap_bytes)
         want = (bytes + 255) / 256 * 256; // no headroom under the cap
     if (b->cap_bytes && others + own + want > b->cap_bytes)
-        return oom(b, b->refused_bytes = others + own + want, err);
+        return oom(b, others + own + want, err);
 
     void *fresh = NULL;
     if (b->host)

@@ -85,29 +85,30 @@ static void stage_mark(kd_gpu_builder *b, int profile, int index)
     kd_gb_step_mark(b, profile, KD_GB_STEP_START);
 }
 
+// A stage that runs whole (no batches make it smaller) refused by the cap:
+// the message says that what it asked for is the least it needs.
+static kd_status whole_stage_short(const kd_gpu_builder *b, kd_status st, const char *stage, kd_error *err)
+{
+    if (st != KD_ERR_DEVICE_OOM || !b->cap_bytes)
+        return st;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    return kd_error_set(err, st, "%s; the %s runs whole and needs that much at least", why, stage);
+}
+
 static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     int prof = s->opts->profile;
     stage_mark(b, prof, 0);
     KD_TRY(kd_gb_stage_preprocess(b, s, err));
     stage_mark(b, prof, 1);
-    kd_status st = kd_gb_stage_large(b, s, err);
-    if (st == KD_ERR_DEVICE_OOM && b->cap_bytes)
-        return kd_error_set(err, st, "GPU build: the large stage, which runs over all triangles at once, needs "
-                            "more than the device memory limit of %.1f MiB: %.1f MiB at least",
-                            (double)b->cap_bytes / 1048576.0, (double)b->refused_bytes / 1048576.0);
-    KD_TRY(st);
+    KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
     KD_TRY(kd_gb_stage_below_large(b, s, err));
     stage_mark(b, prof, 2);
     if (!s->small_done)
         KD_TRY(kd_gb_stage_small(b, s, err)); // after batches, none is left
     stage_mark(b, prof, 3);
-    st = kd_gb_stage_output(b, s, err);
-    if (st == KD_ERR_DEVICE_OOM && b->cap_bytes)
-        return kd_error_set(err, st, "GPU build: the output stage, which orders the whole node pool at once, needs "
-                            "more than the device memory limit of %.1f MiB: %.1f MiB at least",
-                            (double)b->cap_bytes / 1048576.0, (double)b->refused_bytes / 1048576.0);
-    KD_TRY(st);
+    KD_TRY(whole_stage_short(b, kd_gb_stage_output(b, s, err), "output stage (over the whole node pool)", err));
     stage_mark(b, prof, 4);
 #if KD_DEVICE_CODE
     if (!b->host)

@@ -111,10 +111,16 @@
 #ifndef KD_GB_BATCH_FIXED
 #define KD_GB_BATCH_FIXED (8u << 20)
 #endif
-/* Pool slots per reference of the hand-over level that the batches add in
- * all (3.0 on conference to 9.6 on sponza). */
+/* Pool slots per reference of the hand-over level that the first batch is
+ * sized for (the whole level added 3.0 on conference to 9.6 on sponza). */
 #ifndef KD_GB_BATCH_POOL_SLOTS
 #define KD_GB_BATCH_POOL_SLOTS 10u
+#endif
+/* The first batch takes at most this part of the level; the pool slots it
+ * adds a reference size the pool for the rest (a pool grown late holds its
+ * old and new memory). */
+#ifndef KD_GB_BATCH_FIRST_PART
+#define KD_GB_BATCH_FIRST_PART 8u
 #endif
 /* Pool slots per reference of a batch that its small stage first asks for
  * beyond its use (8 per small reference, up to 1.9 of those per level reference). */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gpu_build_internal.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "tree_stats.h"
 
 /* FNV-1a over bytes, continuing from h. */
@@ -35,7 +35,7 @@ static int report(const char *path, size_t top, size_t limit, uint32_t batch_ref
     kd_mesh mesh;
     kd_error err;
     kd_error_clear(&err);
-    if (kd_obj_load_file(path, &mesh, &err) != KD_OK) {
+    if (kd_mesh_load_file(path, &mesh, NULL, &err) != KD_OK) {
         fprintf(stderr, "gpu_build_memory: %s: %s\n", path, err.message);
         return 1;
     }
