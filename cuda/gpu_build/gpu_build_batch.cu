@@ -139,6 +139,21 @@ struct set_word {
     __host__ __device__ void operator()(uint32_t) const { *word = value; }
 };
 
+int out_of_room(kd_status st)
+{
+    return st == KD_ERR_DEVICE_OOM || st == KD_ERR_NOMEM;
+}
+
+// A refusal by the cap, the message followed by what was refused.
+kd_status short_of(kd_status st, const char *what, kd_error *err)
+{
+    if (!out_of_room(st))
+        return st;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    return kd_error_set(err, st, "%s; %s", why, what);
+}
+
 // The frontier: the hand-over level's references and nodes, kept while the
 // batches run, and each node's first reference on the host (its references
 // run to the next node's first).
@@ -154,7 +169,11 @@ kd_status read_to_host(kd_gpu_builder *b, void *dst, const void *src, size_t byt
         return KD_OK;
     }
 #if KD_DEVICE_CODE
-    return kd_gb_cuda(err, cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "reading the level's nodes");
+    // On the build's stream (a non-blocking one: a plain copy would not
+    // wait for the kernel that wrote src).
+    KD_TRY(kd_gb_cuda(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, b->stream),
+                      "reading the level's nodes"));
+    return kd_gb_cuda(err, cudaStreamSynchronize(b->stream), "reading the level's nodes");
 #else
     return kd_gb_no_device(err);
 #endif
@@ -208,18 +227,19 @@ size_t lasting_bytes(const kd_gpu_builder *b)
 
 double mib(size_t bytes) { return (double)bytes / 1048576.0; }
 
-// References a batch may take under the cap (at most `most`), the pool
-// grown to hold `slots` slots a reference for `refs` references of the
-// level and one batch's first headroom, so that it need not grow (holding
-// its old and new memory) as they go. A cap that leaves no room fails,
-// naming about what would do.
+// References a batch may take under the cap, the pool grown to hold
+// `slots` slots a reference for `refs` more references of the level (none:
+// for the batch alone) and one batch's first headroom, so that it need not
+// grow (holding its old and new memory) as the batches go; at most `most`.
+// A cap that leaves no room fails, naming about what would do.
 kd_status size_batches(kd_gpu_builder *b, const kd_gb_build_state *s, const frontier &f, double slots,
                        size_t refs, size_t most, size_t *batch_refs, kd_error *err)
 {
     *batch_refs = s->opts->hooks.batch_refs;
     if (!b->cap_bytes)
         return KD_OK;
-    const size_t slot = sizeof(kd_gb_pool_node), per_ref = KD_GB_BATCH_BYTES + slot * KD_GB_BATCH_POOL_HEAD;
+    const size_t slot = sizeof(kd_gb_pool_node), per_slot_ref = (size_t)(slots * (double)slot);
+    const size_t per_ref = KD_GB_BATCH_BYTES + slot * KD_GB_BATCH_POOL_HEAD + (refs ? 0 : per_slot_ref);
     const size_t pool = (size_t)s->pool_count + (size_t)(slots * (double)refs);
     const size_t fixed = lasting_bytes(b) + slot * pool + KD_GB_BATCH_FIXED;
     size_t largest = 0; // a batch takes one node at least
@@ -234,7 +254,9 @@ kd_status size_batches(kd_gpu_builder *b, const kd_gb_build_state *s, const fron
     size_t room = (b->cap_bytes - fixed) / per_ref;
     room = room < most ? room : most;
     *batch_refs = *batch_refs ? *batch_refs : room;
-    return kd_gb_ensure(b, KD_GB_POOL, slot * (pool + KD_GB_BATCH_POOL_HEAD * room), 1, err);
+    const size_t want = pool + (size_t)KD_GB_BATCH_POOL_HEAD * room + (refs ? 0 : (size_t)(slots * (double)room));
+    return short_of(kd_gb_ensure(b, KD_GB_POOL, slot * want, 1, err),
+                    "the node pool, had ahead for the batches, needs that much", err);
 }
 
 // Pool slots a reference the batches after the first will add: what the
@@ -380,22 +402,6 @@ uint32_t batch_end(const frontier &f, uint32_t first, size_t refs, uint32_t max_
     return last;
 }
 
-int out_of_room(kd_status st)
-{
-    return st == KD_ERR_DEVICE_OOM || st == KD_ERR_NOMEM;
-}
-
-// A batch of one node refused by the cap: the message says so.
-void lone_node_short(const kd_gpu_builder *b, kd_status st, uint32_t refs, kd_error *err)
-{
-    if (!out_of_room(st))
-        return;
-    char why[sizeof err->message];
-    snprintf(why, sizeof why, "%s", err->message);
-    kd_error_set(err, st, "%s; a batch of one node (%u references) needs that much beside the %.1f MiB that "
-                 "outlive the batches", why, refs, mib(lasting_bytes(b) + b->buf[KD_GB_POOL].bytes));
-}
-
 // The frontier's nodes in batches, each as large as the cap allows beside
 // what outlives them; one that runs out of room anyway goes again as its
 // first half (a lone node that does not fit fails the build).
@@ -403,13 +409,14 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     frontier f;
     memset(&f, 0, sizeof f);
-    kd_status st = keep_frontier(b, s, &f, err);
+    kd_status st = short_of(keep_frontier(b, s, &f, err), "the copy of the large stage's last level needs that "
+                            "much beside the level", err);
     // A first batch of a part of the level at most: the pool's use in it
     // sizes the pool for the rest.
     const size_t first_refs = f.num_refs / KD_GB_BATCH_FIRST_PART + 1;
     size_t batch_refs = 0;
     if (st == KD_OK)
-        st = size_batches(b, s, f, KD_GB_BATCH_POOL_SLOTS, first_refs, first_refs, &batch_refs, err);
+        st = size_batches(b, s, f, KD_GB_BATCH_POOL_SLOTS, 0, first_refs, &batch_refs, err);
     medium_tally tally = {0, 0, 0};
     uint32_t max_nodes = f.num_nodes;
     for (uint32_t first = 0; st == KD_OK && first < f.num_nodes;) {
@@ -427,13 +434,19 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
             continue;
         }
         if (st != KD_OK) {
-            lone_node_short(b, st, f.ref_start[last] - f.ref_start[first], err);
+            char what[160];
+            snprintf(what, sizeof what, "a batch of one node (%u references) needs that much beside the %.1f MiB "
+                     "that outlive the batches", f.ref_start[last] - f.ref_start[first],
+                     mib(lasting_bytes(b) + b->buf[KD_GB_POOL].bytes));
+            st = short_of(st, what, err);
             break;
         }
         tally_medium(s, &tally);
-        if (s->num_batches++ == 0 && last < f.num_nodes) // the pool sized again from the first batch's use
+        if (s->num_batches++ == 0 && last < f.num_nodes) { // the pool sized again from the first batch's use
+            release_batch_arrays(b, s);
             st = size_batches(b, s, f, slots_after(s, saved.pool_count, f.ref_start[last] - f.ref_start[first]),
                               f.num_refs - f.ref_start[last], SIZE_MAX, &batch_refs, err);
+        }
         first = last; // at most max_nodes on: a run as large failed
     }
     free(f.ref_start);
@@ -442,12 +455,13 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
         s->profile->num_medium_cuts = tally.cuts;
         s->profile->num_medium_block_nodes = tally.block_nodes;
     }
-    // The output needs none of these (the small stage's are a batch's).
+    // The output needs none of these (the small stage's are a batch's), nor
+    // the pool's room beyond its use: the output's arrays are as large.
     kd_gb_release(b, KD_GB_FRONTIER);
     kd_gb_release(b, KD_GB_FRONTIER_NODES);
-    kd_gb_release(b, KD_GB_SROOTS);
-    for (int k = 0; k < KD_GB_REF_ARRAYS; k++)
-        kd_gb_release(b, KD_GB_REFS_SMALL + k);
+    release_batch_arrays(b, s);
+    if (st == KD_OK && b->cap_bytes)
+        st = kd_gb_shrink(b, KD_GB_POOL, sizeof(kd_gb_pool_node) * (size_t)s->pool_count, err);
     return st;
 }
 

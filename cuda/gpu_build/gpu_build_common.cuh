@@ -320,6 +320,9 @@ struct kd_gpu_builder {
 // need does not reallocate every time); keep copies the old contents.
 // Fails with KD_ERR_DEVICE_OOM and "needs X MiB, the device has Y MiB free".
 kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err);
+// Makes buf hold exactly bytes (rounded up to 256), its first bytes kept,
+// where it holds more and the cap leaves room for the copy; else nothing.
+kd_status kd_gb_shrink(kd_gpu_builder *b, int id, size_t bytes, kd_error *err);
 // Sets the peak to what the builder holds now (a build's start).
 void kd_gb_peak_reset(kd_gpu_builder *b);
 // Makes buf hold at least bytes, its contents not kept, in a piece of the

@@ -100,7 +100,7 @@ static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     int prof = s->opts->profile;
     stage_mark(b, prof, 0);
-    KD_TRY(kd_gb_stage_preprocess(b, s, err));
+    KD_TRY(whole_stage_short(b, kd_gb_stage_preprocess(b, s, err), "preprocess", err));
     stage_mark(b, prof, 1);
     KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
     KD_TRY(kd_gb_stage_below_large(b, s, err));
