@@ -70,6 +70,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g, uint32_t triangle
     kd_json_end_object(json);
     kd_json_kv_number(json, "gpu_first_build_ms", g->first_build_ms);
     kd_json_kv_int(json, "gpu_peak_device_bytes", (int64_t)g->profile.peak_device_bytes);
+    kd_json_kv_int(json, "gpu_num_batches", g->profile.num_batches);
     if (g->opts.profile)
         write_gpu_profile_json(json, g, triangles);
 }

@@ -50,6 +50,8 @@ int main(void)
     o.hooks.batch_refs = 0;
     o.max_device_bytes = (size_t)prof.peak_device_bytes / 10 * 8;
     CHECK(check_device("capped at 0.8 of the peak", &mesh, &o, &whole) >= 2);
+    o.max_device_bytes = (size_t)prof.peak_device_bytes / 10 * 6;
+    CHECK(check_device("capped at 0.6 of the peak", &mesh, &o, &whole) >= 2);
     kd_tree_free(&whole);
     kd_mesh_free(&mesh);
     return kd_test_finish("gpu_build_batch_device");
