@@ -65,6 +65,7 @@ static void set_defaults(void *args)
     a->large_split = (int)gpu.large_split;
     a->small_threshold = gpu.small_node_threshold;
     a->empty_space = gpu.empty_space_ratio;
+    a->max_refs = gpu.max_refs_per_triangle;
 }
 
 /* A scene: one more to benchmark (dest: the whole bench_args). */
@@ -113,6 +114,8 @@ static const kd_cli_option k_options[] = {
      .max = 1,
      .help = "GPU large and medium stages' empty cuts, %R (default: the build rules' min empty "
              "fraction)"},
+    {.kind = KD_CLI_FLOAT, .name = "--max-refs-per-triangle", .metavar = "R", .offset = ARG(max_refs), .min = 2,
+     .max = 1024, .help = "GPU: the references a path may multiply a triangle into, %R: a larger budget gives lower-SAH trees on scenes of large slanted triangles, at more memory and build time (default %D)"},
     KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), 0),
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "write the results as JSON ('-': stdout, which then carries only the JSON)"},
@@ -274,6 +277,7 @@ static kd_status bench_gpu_builds(kd_gpu_builder *builder, const bench_args *a, 
     opts.large_split = (kd_large_split)a->large_split;
     opts.small_node_threshold = a->small_threshold;
     opts.empty_space_ratio = a->empty_space;
+    opts.max_refs_per_triangle = a->max_refs;
     opts.max_device_bytes = (size_t)a->device_memory_limit;
     double *ms = malloc(sizeof(double) * (size_t)(a->builds + 1));
     if (!ms)
@@ -335,7 +339,7 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
 {
     double t0 = kd_build_now_ms();
     kd_mesh_load_info info;
-    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, err);
+    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, (a->devices & BENCH_GPU) != 0, err);
     base->load_ms = kd_build_now_ms() - t0;
     if (info.warning[0])
         kd_cli_error(k_cmd, "warning: %s", info.warning);

@@ -24,6 +24,7 @@ typedef struct bench_args {
     int large_split;         /* kd_large_split */
     int small_threshold;
     float empty_space;       /* < 0: the build rules' min empty fraction */
+    float max_refs;          /* GPU reference budget per triangle */
     uint64_t device_memory_limit; /* the GPU builder's memory cap; 0: none */
     bool quiet;              /* no progress line, no scene notes on stderr */
     const char *view;        /* --view NAME; NULL: default */

@@ -39,6 +39,7 @@ static void set_defaults(void *args)
     o->reduce_variant = (int)gpu.reduce_variant;
     o->small_threshold = gpu.small_node_threshold;
     o->empty_space = gpu.empty_space_ratio;
+    o->max_refs = gpu.max_refs_per_triangle;
     o->warmup = 1;
     o->repeats = 5;
 }
@@ -116,6 +117,8 @@ static const kd_cli_option k_options[] = {
              "where it spans at least F of the node, %R (default: --min-empty-fraction, as the CPU "
              "builder; 0.25, Zhou et al.'s: finer trees of lower cost on scanned meshes, up to twice "
              "the nodes)"},
+    {.kind = KD_CLI_FLOAT, .name = "--max-refs-per-triangle", .metavar = "R", .offset = ARG(max_refs), .min = 2,
+     .max = 1024, .flags = KD_CLI_GPU_ONLY, .help = "The references a path may multiply a triangle into, %R: a larger budget gives lower-SAH trees on scenes of large slanted triangles, at more memory and build time (default %D)"},
     KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), KD_CLI_GPU_ONLY),
     {.kind = KD_CLI_INT, .name = "--small-threshold", .metavar = "N", .offset = ARG(small_threshold),
      .min = 1, .max = KD_GPU_SMALL_NODE_MAX, .flags = KD_CLI_GPU_ONLY,
@@ -209,6 +212,7 @@ static kd_status build_on_gpu(const build_options *o, build_result *r, kd_error 
     opts->reduce_variant = (kd_reduce_variant)o->reduce_variant;
     opts->small_node_threshold = o->small_threshold;
     opts->empty_space_ratio = o->empty_space;
+    opts->max_refs_per_triangle = o->max_refs;
     opts->profile = o->profile;
     opts->kernel_clock = o->profile;
     opts->max_device_bytes = (size_t)o->device_memory_limit;
@@ -237,7 +241,7 @@ static bool load_and_build(const build_options *o, build_result *r)
     memset(r, 0, sizeof *r);
     kd_cli_progress progress;
     kd_cli_progress_init(&progress, k_cmd, o->quiet);
-    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, &r->mesh, &r->load_ms))
+    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, o->device == KD_CLI_DEVICE_GPU, &r->mesh, &r->load_ms))
         return false;
     kd_error err;
     kd_error_clear(&err);

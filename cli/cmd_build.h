@@ -17,6 +17,7 @@ typedef struct build_options {
     int reduce_variant;       /* kd_reduce_variant, or -1: the GPU builder's default */
     int small_threshold;      /* small-stage node size, or 0: the GPU builder's default */
     float empty_space;        /* GPU empty-cut fraction, or < 0: the GPU builder's default */
+    float max_refs;           /* GPU reference budget per triangle */
     bool profile;
     int warmup;               /* untimed GPU builds before the timed ones */
     int repeats;              /* timed GPU builds, reported as medians */

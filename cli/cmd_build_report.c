@@ -63,6 +63,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g, uint32_t triangle
     kd_json_kv_string(json, "reduce_variant_name", kd_reduce_variant_name(g->opts.reduce_variant));
     kd_json_kv_int(json, "small_node_threshold", g->opts.small_node_threshold);
     kd_json_kv_number(json, "empty_space", kd_gpu_build_empty_space(&g->opts));
+    kd_json_kv_number(json, "max_refs_per_triangle", g->opts.max_refs_per_triangle);
     kd_json_kv_int(json, "warmup_builds", g->warmup);
     kd_json_kv_int(json, "timed_builds", g->repeats);
     if (g->opts.max_device_bytes)
@@ -178,9 +179,10 @@ static void print_header(const build_options *o, const build_result *r)
     printf(", loaded in %.1f ms\n", r->load_ms);
     if (gpu)
         printf("built on the GPU (%s large-node split with empty cuts >= %g of the node, small "
-               "nodes <= %d references by exact SAH, reduction rung %d %s; ",
+               "nodes <= %d references by exact SAH, at most %g references a triangle on a path, "
+               "reduction rung %d %s; ",
                kd_large_split_name(gpu->opts.large_split), (double)kd_gpu_build_empty_space(&gpu->opts),
-               gpu->opts.small_node_threshold, (int)gpu->opts.reduce_variant,
+               gpu->opts.small_node_threshold, (double)gpu->opts.max_refs_per_triangle, (int)gpu->opts.reduce_variant,
                kd_reduce_variant_name(gpu->opts.reduce_variant));
     else
         printf("built on the CPU (exact SAH; ");

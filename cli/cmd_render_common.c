@@ -142,14 +142,14 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
     return KD_EXIT_OK;
 }
 
-bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, kd_mesh *mesh,
-                      double *load_ms)
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, bool gpu,
+                      kd_mesh *mesh, double *load_ms)
 {
     kd_error err;
     memset(mesh, 0, sizeof *mesh);
     double t0 = kd_build_now_ms();
     kd_mesh_load_info info;
-    if (kd_scene_load_mesh(obj_path, mesh, &info, progress, &err)) {
+    if (kd_scene_load_mesh(obj_path, mesh, &info, progress, gpu, &err)) {
         kd_cli_error(command, "%s", err.message);
         return false;
     }
@@ -203,6 +203,7 @@ int kd_cli_scene_and_camera(const char *command, const kd_cli_scene_args *a, FIL
     }
     kd_scene_request req = {.obj_path = a->scene, .tree_path = a->tree, .force_tree = a->force_tree,
                             .builder = a->device == KD_CLI_DEVICE_GPU ? KD_SCENE_BUILD_GPU : KD_SCENE_BUILD_CPU,
+                            .gpu = a->device == KD_CLI_DEVICE_GPU,
                             .max_device_bytes = a->max_device_bytes, .progress = a->progress};
     kd_build_params_default(&req.params);
     req.params.num_threads = a->threads;

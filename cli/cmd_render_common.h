@@ -74,10 +74,11 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
              "but the device's)"}
 
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
- * milliseconds), with a progress line (progress may be NULL). On failure
- * prints "scankd <command>: why" and returns false. */
-bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, kd_mesh *mesh,
-                      double *load_ms);
+ * milliseconds), with a progress line (progress may be NULL); with gpu the
+ * CUDA context is made meanwhile (kd_scene_load_mesh). On failure prints
+ * "scankd <command>: why" and returns false. */
+bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, bool gpu,
+                      kd_mesh *mesh, double *load_ms);
 
 /* What kd_cli_scene_and_camera prepares. */
 typedef struct kd_cli_scene_args {

@@ -114,7 +114,7 @@ static bool load_both(const stats_options *o, kd_mesh *mesh, double *load_ms, kd
     }
     kd_cli_progress progress;
     kd_cli_progress_init(&progress, k_cmd, o->quiet);
-    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, mesh, load_ms))
+    if (!kd_cli_load_mesh(k_cmd, o->scene, &progress, false, mesh, load_ms))
         return false;
     double t0 = kd_build_now_ms();
     char warning[KD_ERROR_MESSAGE_BYTES];

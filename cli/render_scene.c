@@ -6,6 +6,7 @@
 
 #include "cpu_build.h"
 #include "cpu_render.h"
+#include "cuda_warmup.h"
 #include "gpu_build.h"
 #include "tree_io.h"
 
@@ -24,14 +25,16 @@ uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
 }
 
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
-                             kd_error *err)
+                             bool gpu, kd_error *err)
 {
     char what[96], name[64];
     kd_scene_name(path, name, sizeof name);
     snprintf(what, sizeof what, "loading %s", name);
+    kd_cuda_warmup *warmup = gpu ? kd_cuda_warmup_start() : NULL;
     kd_cli_progress_begin(progress, what, NULL);
     kd_status st = kd_mesh_load_file_progress(path, mesh, info, kd_cli_progress_update, progress, err);
     kd_cli_progress_end(progress);
+    kd_cuda_warmup_finish(warmup);
     return st;
 }
 
@@ -84,7 +87,7 @@ kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_erro
     memset(scene, 0, sizeof *scene);
     scene->builder = req->builder;
     double start = kd_render_now();
-    kd_status st = kd_scene_load_mesh(req->obj_path, &scene->mesh, &scene->load_info, req->progress, err);
+    kd_status st = kd_scene_load_mesh(req->obj_path, &scene->mesh, &scene->load_info, req->progress, req->gpu, err);
     if (st)
         return st;
     scene->load_seconds = kd_render_now() - start;

@@ -43,13 +43,15 @@ typedef struct kd_scene_request {
                                    and params as the build rules; fails without a CUDA device */
     uint64_t max_device_bytes;  /* the GPU builder's memory cap; 0: none */
     kd_cli_progress *progress;  /* the steps' progress line, or NULL */
+    bool gpu;                   /* the command uses the GPU (to build or to trace) */
 } kd_scene_request;
 
 /* Loads a scene's mesh, with its file's sizes (info may be NULL) and the
  * step's progress line ("loading NAME"; progress may be NULL): the one place
- * the commands load a mesh. */
+ * the commands load a mesh. With gpu (the command goes on to use the GPU)
+ * the CUDA context is made meanwhile, on a thread of its own. */
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
-                             kd_error *err);
+                             bool gpu, kd_error *err);
 
 /* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree,
  * each a step of req->progress. On failure *scene is left freed. */

@@ -14,9 +14,11 @@
 //     also the large stage's own), into the pool;
 //  3. the collapse rule over the batch's small slots, as the output stage
 //     would apply it (it depends only on the subtree);
-//  4. its mask leaves (which name the small stage's references) turned into
-//     leaf lists, so that the small roots and references are free for the
-//     next batch; only the pool and the leaf lists outlive a batch.
+//  4. its small roots and their references' triangles, all the output reads
+//     of a mask leaf, appended to arrays of every batch's, and its mask
+//     leaves renamed to match, so that the small stage's arrays are free
+//     for the next batch: only these, the pool and the leaf lists outlive
+//     a batch.
 // The output then orders the whole pool as it orders the upper stages'
 // nodes. A batch's references fit what the cap leaves beside what outlives
 // the batches (the pool sized once for all of them), at KD_GB_BATCH_BYTES
@@ -91,57 +93,64 @@ struct small_slots {
     }
 };
 
-// The references the batch's mask leaves hold, added up.
-struct count_mask_refs {
-    small_slots slots;
-    const kd_gb_pool_node *pool;
-    uint32_t *total;
-
-    __host__ __device__ void operator()(uint32_t k) const
-    {
-        const kd_gb_pool_node &n = pool[slots.node(k)];
-        if (n.kind == KD_GB_POOL_LEAF_MASK)
-            kd_gb_atomic_add(total, (uint32_t)kd_gb_popc64(n.mask));
-    }
-};
-
-// A mask leaf to a list leaf: its references' triangles in the mask's bit
-// order (the order the output writes a mask leaf's), at a place taken from
-// *next. Where the list lies does not reach the tree: the output copies it.
-struct list_mask_leaves {
+// A batch's mask leaves (collapsed or not) renamed: their small root is
+// root_base on in the arrays of every batch's.
+struct rename_leaves {
     small_slots slots;
     kd_gb_pool_node *pool;
-    const uint32_t *small_tris;
-    uint32_t *leaf_refs;
-    uint32_t *next;
+    uint32_t root_base;
 
     __host__ __device__ void operator()(uint32_t k) const
     {
         kd_gb_pool_node &n = pool[slots.node(k)];
-        if (n.kind != KD_GB_POOL_LEAF_MASK)
-            return;
-        const uint32_t count = (uint32_t)kd_gb_popc64(n.mask);
-        const uint32_t at = kd_gb_atomic_add(next, count), first = slots.roots[n.a].ref_start;
-        uint32_t j = 0;
-        for (unsigned long long m = n.mask; m; m &= m - 1ull)
-            leaf_refs[at + j++] = small_tris[first + kd_gb_ctz64(m)];
-        n.kind = KD_GB_POOL_LEAF_LIST;
-        n.a = at;
-        n.b = count;
-        n.mask = 0;
+        if (n.kind == KD_GB_POOL_LEAF_MASK || n.kind == KD_GB_POOL_LEAF_COLLAPSED)
+            n.a += root_base;
     }
 };
 
-struct set_word {
-    uint32_t *word;
-    uint32_t value;
+// A batch's small roots after those of the batches before, their
+// references' first moved past those batches' references.
+struct keep_roots {
+    const kd_gb_small_root *from;
+    kd_gb_small_root *to;
+    uint32_t ref_base;
 
-    __host__ __device__ void operator()(uint32_t) const { *word = value; }
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        kd_gb_small_root r = from[k];
+        r.ref_start += ref_base;
+        to[k] = r;
+    }
+};
+
+struct keep_tris {
+    const uint32_t *from;
+    uint32_t *to;
+
+    __host__ __device__ void operator()(uint32_t j) const { to[j] = from[j]; }
 };
 
 int out_of_room(kd_status st)
 {
     return st == KD_ERR_DEVICE_OOM || st == KD_ERR_NOMEM;
+}
+
+// After the batches: every batch's small roots and triangles where the
+// output reads a mask leaf's, as one small stage's that is done (it finds
+// no waves, so it neither collapses again nor sizes by waves).
+void hand_small_to_output(kd_gpu_builder *b, kd_gb_build_state *s)
+{
+    kd_gb_release(b, KD_GB_SROOTS);
+    kd_gb_release(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI);
+    b->buf[KD_GB_SROOTS] = b->buf[KD_GB_BATCH_ROOTS];
+    b->buf[KD_GB_REFS_SMALL + KD_GB_REF_TRI] = b->buf[KD_GB_BATCH_TRIS];
+    memset(&b->buf[KD_GB_BATCH_ROOTS], 0, sizeof b->buf[KD_GB_BATCH_ROOTS]);
+    memset(&b->buf[KD_GB_BATCH_TRIS], 0, sizeof b->buf[KD_GB_BATCH_TRIS]);
+    s->num_small_roots = s->batch_small_roots;
+    s->num_small_refs = s->batch_small_refs;
+    s->small_members = s->batch_small_members;
+    s->num_small_waves = 0;
+    s->small_done = 1;
 }
 
 // A refusal by the cap, the message followed by what was refused.
@@ -206,13 +215,14 @@ kd_status frontier_starts(kd_gpu_builder *b, frontier *f, kd_error *err)
 }
 
 // What outlives a batch: the mesh, the pool, the leaf lists, the frontier,
-// the first batch's small roots from the large stage; every other buffer
-// is a batch's, or dead.
+// every batch's small roots and triangles, the first batch's small roots
+// from the large stage; every other buffer is a batch's, or dead.
 int outlives_batches(int id)
 {
     return id == KD_GB_MESH_POS || id == KD_GB_MESH_IDX || id == KD_GB_TRI_VERTS || id == KD_GB_POOL ||
            id == KD_GB_LEAF_REFS || id == KD_GB_SROOTS || id == KD_GB_SCALARS || id == KD_GB_FRONTIER ||
-           id == KD_GB_FRONTIER_NODES || (id >= KD_GB_REFS_SMALL && id < KD_GB_REFS_SMALL + KD_GB_REF_ARRAYS);
+           id == KD_GB_FRONTIER_NODES || id == KD_GB_BATCH_ROOTS || id == KD_GB_BATCH_TRIS ||
+           (id >= KD_GB_REFS_SMALL && id < KD_GB_REFS_SMALL + KD_GB_REF_ARRAYS);
 }
 
 // What outlives the batches but the pool.
@@ -309,47 +319,44 @@ kd_status keep_frontier(kd_gpu_builder *b, const kd_gb_build_state *s, frontier 
     return KD_OK;
 }
 
-// Step 3: the collapse over the batch's small slots (pool ids from lo), in
-// scratch that the batch's dead arrays lend, indexed by pool id less lo.
-kd_status collapse_batch(kd_gpu_builder *b, const kd_gb_build_state *s, uint32_t lo, kd_error *err)
+// Step 3: the collapse over the batch's small slots, in scratch (a word of
+// each per pool slot) that the batch's dead arrays lend where they can.
+kd_status collapse_batch(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err)
 {
-    const size_t n = (size_t)s->pool_count - lo;
+    const size_t n = s->pool_count;
     kd_gb_lender dead = {{KD_GB_MTIGHT, KD_GB_REFS_A2_MEM, KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 4};
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * n, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_PLACES, 8 * n, &dead, err));
-    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, 4 * n, &dead, err));
-    return kd_gb_collapse(b, s, kd_gb_ptr<double>(b, KD_GB_O_ARRIVALS) - lo,
-                          kd_gb_ptr<unsigned long long>(b, KD_GB_O_PLACES) - lo,
-                          kd_gb_ptr<uint32_t>(b, KD_GB_O_BELOW) - lo, err);
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, 8 * n, &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_SIZES, 4 * n, &dead, err));
+    return kd_gb_collapse(b, s, kd_gb_ptr<double>(b, KD_GB_O_ARRIVALS),
+                          kd_gb_ptr<unsigned long long>(b, KD_GB_O_PLACES), kd_gb_ptr<double>(b, KD_GB_O_BELOW),
+                          kd_gb_ptr<uint32_t>(b, KD_GB_O_SIZES), err);
 }
 
-// Step 4: the batch's mask leaves to leaf lists, counted first so that the
-// leaf-reference array is grown once.
-kd_status list_batch_leaves(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+// Step 4: the batch's small roots and triangles kept after the batches'
+// before, and its mask leaves renamed to match.
+kd_status keep_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
-    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
-    const small_slots slots = {kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), s->num_small_roots,
-                               s->small_pool_base};
-    const uint32_t num_slots = s->num_small_roots + (s->pool_count - s->small_pool_base);
-    const set_word zero = {&scalars->batch_leaf_refs, 0};
-    KD_TRY(kd_gb_map(b, 1, zero, "batch: leaf references", err));
-    const count_mask_refs count = {slots, kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL), &scalars->batch_leaf_refs};
-    KD_TRY(kd_gb_map(b, num_slots, count, "batch: mask leaves' references", err));
-    kd_gb_scalars counts;
-    KD_TRY(kd_gb_read_scalars(b, &counts, err));
-    if (s->profile)
-        s->profile->num_host_syncs++;
-    const size_t total = (size_t)s->num_leaf_refs + counts.batch_leaf_refs;
-    if (total > 0xffffffffu)
-        return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 leaf references");
-    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * total, 1, err));
-    const set_word start = {&scalars->batch_leaf_refs, s->num_leaf_refs};
-    KD_TRY(kd_gb_map(b, 1, start, "batch: leaf references", err));
-    const list_mask_leaves list = {slots, kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL),
-                                   kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI),
-                                   kd_gb_ptr<uint32_t>(b, KD_GB_LEAF_REFS), &scalars->batch_leaf_refs};
-    KD_TRY(kd_gb_map(b, num_slots, list, "batch: mask leaves to lists", err));
-    s->num_leaf_refs = (uint32_t)total;
+    const size_t roots = (size_t)s->batch_small_roots + s->num_small_roots;
+    const size_t refs = (size_t)s->batch_small_refs + s->num_small_refs;
+    if (roots > 0xffffffffu || refs > 0xffffffffu)
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 small references");
+    KD_TRY(kd_gb_ensure(b, KD_GB_BATCH_ROOTS, sizeof(kd_gb_small_root) * roots, 1, err));
+    KD_TRY(kd_gb_ensure(b, KD_GB_BATCH_TRIS, 4 * refs, 1, err));
+    const kd_gb_small_root *batch_roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    const keep_roots kr = {batch_roots, kd_gb_ptr<kd_gb_small_root>(b, KD_GB_BATCH_ROOTS) + s->batch_small_roots,
+                           s->batch_small_refs};
+    KD_TRY(kd_gb_map(b, s->num_small_roots, kr, "batch: small roots", err));
+    const keep_tris kt = {kd_gb_ptr<uint32_t>(b, KD_GB_REFS_SMALL + KD_GB_REF_TRI),
+                          kd_gb_ptr<uint32_t>(b, KD_GB_BATCH_TRIS) + s->batch_small_refs};
+    KD_TRY(kd_gb_map(b, s->num_small_refs, kt, "batch: small references' triangles", err));
+    const small_slots slots = {batch_roots, s->num_small_roots, s->small_pool_base};
+    const rename_leaves rn = {slots, kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL), s->batch_small_roots};
+    KD_TRY(kd_gb_map(b, s->num_small_roots + (s->pool_count - s->small_pool_base), rn, "batch: mask leaves", err));
+    s->batch_small_roots = (uint32_t)roots;
+    s->batch_small_refs = (uint32_t)refs;
+    s->batch_small_members += s->small_members;
     return KD_OK;
 }
 
@@ -372,7 +379,6 @@ kd_status run_batch(kd_gpu_builder *b, kd_gb_build_state *s, const frontier &f, 
                     kd_error *err)
 {
     const uint32_t ref0 = f.ref_start[first], num_refs = f.ref_start[last] - ref0, num_nodes = last - first;
-    const uint32_t pool_lo = s->num_small_roots ? 0u : s->pool_count; // the large stage's roots lie lower
     KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_A, num_refs, 0, 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_LNODES_A, sizeof(kd_gb_large_node) * (size_t)num_nodes, 0, err));
     copy_refs refs = {packed_refs(b, KD_GB_FRONTIER, f.num_refs), kd_gb_ref_set(b, KD_GB_REFS_A), ref0};
@@ -383,12 +389,10 @@ kd_status run_batch(kd_gpu_builder *b, kd_gb_build_state *s, const frontier &f, 
     KD_TRY(kd_gb_stage_medium(b, s, KD_GB_REFS_A, KD_GB_LNODES_A, num_nodes, num_refs, err));
     KD_TRY(kd_gb_stage_small(b, s, err));
     if (s->num_small_roots > 0) {
-        KD_TRY(collapse_batch(b, s, pool_lo, err));
-        KD_TRY(list_batch_leaves(b, s, err));
+        KD_TRY(collapse_batch(b, s, err));
+        KD_TRY(keep_small(b, s, err));
     }
-    s->batch_small_roots += s->num_small_roots;
     s->num_small_roots = s->num_small_refs = 0;
-    s->num_small_waves = 0; // the output finds no small stage: every leaf is a list
     return KD_OK;
 }
 
@@ -460,6 +464,8 @@ kd_status run_batches(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
     kd_gb_release(b, KD_GB_FRONTIER);
     kd_gb_release(b, KD_GB_FRONTIER_NODES);
     release_batch_arrays(b, s);
+    if (st == KD_OK)
+        hand_small_to_output(b, s);
     if (st == KD_OK && b->cap_bytes)
         st = kd_gb_shrink(b, KD_GB_POOL, sizeof(kd_gb_pool_node) * (size_t)s->pool_count, err);
     return st;
@@ -474,11 +480,9 @@ kd_status kd_gb_stage_below_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_er
     if (!b->cap_bytes && !s->opts->hooks.batch_refs)
         return kd_gb_stage_medium(b, s, s->handover_refs_id, s->handover_nodes_id, s->handover_nodes,
                                   s->handover_refs, err);
-    // Under a cap: whole where the estimate fits, the small stage too (so
-    // that a whole run that finds no room can still go in batches).
-    const size_t per_ref =
-        KD_GB_BATCH_BYTES + sizeof(kd_gb_pool_node) * (KD_GB_BATCH_POOL_SLOTS + KD_GB_BATCH_POOL_HEAD);
-    if (!s->opts->hooks.batch_refs && b->bytes_held + per_ref * s->handover_refs <= b->cap_bytes) {
+    // Under a cap: whole first, the small stage too, and in batches where
+    // that finds no room (a whole run leaves the level as it was).
+    if (!s->opts->hooks.batch_refs) {
         const kd_gb_build_state saved = *s;
         kd_status st = kd_gb_stage_medium(b, s, s->handover_refs_id, s->handover_nodes_id, s->handover_nodes,
                                           s->handover_refs, err);

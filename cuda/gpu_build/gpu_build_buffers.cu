@@ -59,7 +59,7 @@ static const char *buffer_name(int id)
         "bk_states", "bins", "mready", "mtight", "mbig", "sroots", "stasks", "arena", "owner",
         "clipq", "clipjobs", "splans", "leaf_refs", "pool", "o_sizes", "o_below", "o_arrivals",
         "o_places", "nodes_out", "leaf_out", "scalars", "temp", "refs_a", "refs_a2", "refs_out",
-        "refs_spare", "frontier", "frontier_nodes"};
+        "refs_spare", "frontier", "frontier_nodes", "batch_roots", "batch_tris"};
     static_assert(sizeof others / sizeof others[0] == KD_GB_NUM_BUFFERS - KD_GB_SIDES, "a name per buffer");
     if (id == KD_GB_MESH_POS)
         return "mesh_pos";
@@ -141,14 +141,14 @@ static kd_status copy_views(kd_gpu_builder *b, int first_id, char *to, size_t st
     return KD_OK;
 }
 
-// Grows a working set's block to arrays of at least `bytes`, by half again
-// where the cap allows (as kd_gb_ensure), its contents copied where kept:
-// the new block is had in the spare's place, the old one freed, the two
-// swapped.
+// Grows a working set's block to arrays of at least `bytes`, and
+// KD_GB_REF_BLOCK_HEADROOM more where the cap allows, its contents copied
+// where kept: the new block is had in the spare's place, the old one
+// freed, the two swapped.
 static kd_status grow_block(kd_gpu_builder *b, int first_id, int block, size_t bytes, int keep, kd_error *err)
 {
-    const size_t have = b->buf[first_id].bytes;
-    size_t stride = (bytes > have + have / 2 ? bytes : have + have / 2) + 255;
+    const size_t have = b->buf[first_id].bytes, more = have / KD_GB_REF_BLOCK_HEADROOM;
+    size_t stride = (bytes > have + more ? bytes : have + more) + 255;
     stride -= stride % 256;
     const size_t others = b->bytes_held - (keep ? 0 : kd_gb_own_bytes(&b->buf[block]));
     if (b->cap_bytes && others + KD_GB_REF_SEG * stride > b->cap_bytes)

@@ -158,8 +158,13 @@ struct kd_gb_scalars {
     uint32_t new_pool_nodes;
     uint32_t next_large_max[2]; // references of the next level's largest node: level d's in [d % 2] (reset by level d - 1's scatter)
     uint32_t new_large_cuts;   // large level: empty cuts chained in its choice (bookkeeping total)
+    // The word every small-stage reservation hits with an atomic, on a
+    // 128-byte line of its own, so that loads of the fields around it do
+    // not queue behind those atomics.
+    uint32_t pad_before_counter[(128 - 64) / 4];
     uint32_t task_count;       // small stage: tasks so far (roots first); with arena_count one
     uint32_t arena_count;      // 64-bit word, 8-byte aligned: member bounds allocated
+    uint32_t pad_after_counter[(128 - 8) / 4];
     uint32_t pool_overflow;    // small stage: the task array or the bounds arena was too small
     uint32_t wave_count;       // small stage: waves done (their ends in wave_ends)
     uint32_t clip_short;       // small stage: 0, or the most clip jobs a wave asked for past their array (with pool_overflow)
@@ -192,7 +197,6 @@ struct kd_gb_scalars {
     uint32_t med_blocks_started; // blocks of the launch started (the first half serve the block queue)
     uint32_t place_fault;      // output: a place past the output arrays (the pool is corrupt)
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
-    uint32_t batch_leaf_refs;  // batched build: leaf references so far, as a batch's mask leaves become lists
 };
 
 // ---- Buffers ---------------------------------------------------------------
@@ -270,6 +274,8 @@ enum kd_gb_buffer_id {
     KD_GB_REFS_SPARE_MEM, // a block being grown, while the old one is copied
     KD_GB_FRONTIER,       // batched build: the hand-over level's references (seven arrays) and nodes
     KD_GB_FRONTIER_NODES,
+    KD_GB_BATCH_ROOTS,    // batched build: every batch's small roots and their references' triangles,
+    KD_GB_BATCH_TRIS,     // which the output reads of mask leaves (the rest of a batch's are gone)
     KD_GB_NUM_BUFFERS
 };
 
@@ -567,7 +573,9 @@ struct kd_gb_build_state {
     int handover_refs_id, handover_nodes_id;
     uint32_t num_batches;         // 0: the stages below the large one ran whole
     int small_done;               // the small stage ran already (with the medium stage, under a cap)
-    uint32_t batch_small_roots;   // small roots of the batches done (each batch's are gone once it is)
+    uint32_t batch_small_roots;   // small roots and references of the batches done (in KD_GB_BATCH_ROOTS,
+    uint32_t batch_small_refs;    // KD_GB_BATCH_TRIS)
+    uint32_t batch_small_members; // their small stages' member entries
     kd_gpu_build_profile *profile;
 };
 

@@ -184,7 +184,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->peak_device_bytes = b->peak_bytes;
-    prof->num_small_roots = s.num_small_roots + s.batch_small_roots;
+    prof->num_small_roots = s.num_batches ? s.batch_small_roots : s.num_small_roots;
     prof->num_batches = s.num_batches;
     prof->num_handover_refs = s.handover_refs;
     if (st != KD_OK) {

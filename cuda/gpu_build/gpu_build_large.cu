@@ -339,9 +339,12 @@ kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, cons
                              kd_error *err)
 {
     const size_t n = L.num_nodes, refs = L.num_refs, out = L.max_out;
+    // A small child holds at most the threshold's references.
+    size_t small_out = 2 * n * (size_t)s->opts->small_node_threshold;
+    small_out = small_out < out ? small_out : out;
     KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
     KD_TRY(kd_gb_ensure_refs(b, L.refs_next, out, 1, 0, err));
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + out, 0, 1, err));
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + small_out, 0, 1, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, refs, 0, err));
     if (refs >= KD_GB_CLIP_QUEUE_MIN)
         KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err));

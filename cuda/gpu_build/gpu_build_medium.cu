@@ -408,14 +408,16 @@ kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_i
                              uint32_t num_nodes, uint32_t num_refs, kd_error *err)
 {
     // First sizes: the subtrees below such a level hold a few times its
-    // references in their large nodes (KD_GB_MEDIUM_REFS); arrays keep
-    // their size for the builds after.
+    // references in their large nodes (KD_GB_MEDIUM_REFS), and more per
+    // reference where the level is small (`extra`); arrays keep their size
+    // for the builds after.
     const uint32_t threshold = (uint32_t)s->opts->small_node_threshold;
+    const size_t extra = 4 * (size_t)num_refs < 65536 ? 4 * (size_t)num_refs : 65536;
     medium_sizes z;
     z.tasks = num_nodes + 8 * (size_t)num_refs / threshold + 1024;
-    z.refs = KD_GB_MEDIUM_REFS * (size_t)num_refs + 65536;
-    z.roots = num_refs / 4 + 1024;
-    z.small_refs = 3 * (size_t)num_refs + 65536;
+    z.refs = KD_GB_MEDIUM_REFS * (size_t)num_refs + extra;
+    z.roots = num_refs / 8 + 1024;
+    z.small_refs = KD_GB_MEDIUM_SMALL_REFS * (size_t)num_refs + extra;
     z.leaf_refs = (size_t)num_refs + 1024;
     for (int attempt = 0;; attempt++) {
         KD_TRY(ensure_arrays(b, s, refs_id, nodes_id, z, err));

@@ -31,12 +31,14 @@
 // children a split makes leaves at once take none, and with straddlers can
 // hold more than their parent's). Where the leaves want more, the placement
 // has written nothing past the array and says so; the host grows the array
-// to the total, which the sizes pass has left, and places the tree again
-// (the array keeps its size for the builds after).
+// to the total, which the sizes pass has left, and places the tree again.
+// The tree's two arrays lie in the earlier stages' dead memory where it has
+// room, else in memory of their own.
 // Before step 1 the collapse rule (gpu_build_collapse.cu) turns the small
-// subtrees that do not pay into leaves, in the scratch these steps use; the
-// slots under them are dropped, and no step below sizes, walks or places
-// them.
+// subtrees that do not pay into leaves, in the scratch these steps use. The
+// slots under such a leaf are dropped on the way: step 1 ends a walk or a
+// sum where it meets the leaf, and step 2 publishes a dropped place to its
+// old children, which pass it on to theirs and write nothing.
 #include "gpu_build_collapse.cuh"
 #include "gpu_build_common.cuh"
 #include "lookback.cuh"
@@ -45,7 +47,7 @@ namespace {
 
 __host__ __device__ __forceinline__ uint32_t leaf_count(const kd_gb_pool_node &n)
 {
-    return n.kind == KD_GB_POOL_LEAF_MASK ? (uint32_t)kd_gb_popc64(n.mask) : n.b;
+    return n.kind == KD_GB_POOL_LEAF_LIST ? n.b : (uint32_t)kd_gb_popc64(n.mask);
 }
 
 // A subtree's sizes as one child adds them to its parent's word: an arrival
@@ -93,6 +95,8 @@ struct size_walk {
         if (p < num_nodes)
             rp = pool[p];
         for (uint32_t steps = 0; p != KD_GB_NONE; steps++) {
+            if (p < num_nodes && p < x && kd_gb_dropped_child(rp, x))
+                return; // under a subtree that became a leaf: no node
             if (steps > max_depth || p >= num_nodes || p >= x || rp.kind >= 3 || (rp.a != x && rp.b != x)) {
                 *broken = 1;
                 return;
@@ -152,7 +156,7 @@ struct size_walk {
     __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
     {
         const kd_gb_pool_node node = pool[i];
-        if (node.kind == KD_GB_POOL_DROPPED || (node.kind < 3 && (node.a < lo || node.a >= hi)))
+        if (node.kind < 3 && (node.a < lo || node.a >= hi))
             return;
         unsigned long long nodes, refs;
         if (own(i, node, lo, hi, &nodes, &refs))
@@ -186,9 +190,9 @@ struct wave_sizes {
         const uint32_t i = first + k;
         walk.places[i] = 0;
         const kd_gb_pool_node node = walk.pool[i];
-        if (node.kind == KD_GB_POOL_DROPPED)
-            return;
         const uint32_t p = node.parent;
+        if (p != KD_GB_NONE && p < i && kd_gb_dropped_child(walk.pool[p], i))
+            return; // under a subtree that became a leaf: no node
         if (p == KD_GB_NONE || p >= i || walk.pool[p].kind >= 3 ||
             (walk.pool[p].a != i && walk.pool[p].b != i)) {
             *walk.broken = 1;
@@ -250,6 +254,10 @@ struct total_refs {
     }
 };
 
+// The place word of a node under a subtree that became a leaf (no place
+// word of a node's is all ones: the node array ends far below).
+enum : unsigned long long { PLACE_DROPPED = ~0ull };
+
 // Steps 2 and 3: a thread per pool slot, top-down. A parent's pool id is
 // always below its children's (slots are only ever appended, and a child's
 // after its parent's), so thread i waits for the place its parent gives it
@@ -285,7 +293,11 @@ struct place_nodes {
         // end, where the child faults: never as a zero word it would wait
         // on for ever.
         at = at < node_capacity ? at : node_capacity;
-        const unsigned long long word = (unsigned long long)(at + 1u) << 32 | ref;
+        publish_word(i, (unsigned long long)(at + 1u) << 32 | ref);
+    }
+
+    __host__ __device__ void publish_word(uint32_t i, unsigned long long word) const
+    {
 #if defined(__CUDA_ARCH__)
         kd_store_relaxed_u64(reinterpret_cast<uint64_t *>(&placed[i]), word);
 #else
@@ -293,11 +305,23 @@ struct place_nodes {
 #endif
     }
 
+    // A dropped node's children (or a collapsed leaf's old ones) are
+    // dropped too: told so, so that their waits end.
+    __host__ __device__ void drop_children(const kd_gb_pool_node &node) const
+    {
+        if (node.kind < 3 || node.kind == KD_GB_POOL_LEAF_COLLAPSED) {
+            const uint32_t first = node.kind < 3 ? node.a : node.b;
+            const uint32_t second = node.kind < 3 ? node.b : node.b + 1u;
+            publish_word(first, PLACE_DROPPED);
+            publish_word(second, PLACE_DROPPED);
+        }
+    }
+
     __host__ __device__ void operator()(uint32_t i) const
     {
         const kd_gb_pool_node node = pool[i];
-        if (*broken || node.kind == KD_GB_POOL_DROPPED)
-            return; // the sizes are not to be trusted (a wait might not end), or no node
+        if (*broken)
+            return; // the sizes are not to be trusted: a wait might not end
         // What the node needs besides its place, loaded before it waits for
         // that, so that the loads overlap the wait.
         subtree_size under = {0, 0};
@@ -315,9 +339,15 @@ struct place_nodes {
 #else
             word = placed[i];
 #endif
+            if (word == PLACE_DROPPED) {
+                drop_children(node);
+                return;
+            }
             at = (uint32_t)(word >> 32) - 1u;
             ref = (uint32_t)word;
         }
+        if (node.kind == KD_GB_POOL_LEAF_COLLAPSED)
+            drop_children(node);
         if (node.kind < 3) {
             // The below child right after this node, the above one after
             // the whole below subtree.
@@ -369,15 +399,17 @@ kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, k
     size_t est_leaf_refs = (size_t)s->num_leaf_refs + (s->num_small_roots ? s->small_members : 0);
     if (est_leaf_refs > KD_NODE_MAX_COUNT)
         est_leaf_refs = KD_NODE_MAX_COUNT;
-    // The walks' arrays live in the earlier stages' memory, dead by now.
+    // The walks' arrays live in the earlier stages' memory, dead by now; so
+    // does the tree itself where it fits, as those stages' memory is next
+    // used by the next build, which the tree need not outlive.
     kd_gb_lender dead = {{KD_GB_STASKS, KD_GB_ARENA, KD_GB_CLIPJOBS, KD_GB_MTIGHT, KD_GB_REFS_A2_MEM,
                           KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 7};
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_SIZES, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, sizeof(subtree_size) * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * num_nodes, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_PLACES, 8 * num_nodes, &dead, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), 0, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_NODES_OUT, sizeof(kd_node) * (num_nodes + 1), &dead, err));
+    KD_TRY(kd_gb_ensure_lent(b, KD_GB_LEAF_OUT, 4 * (est_leaf_refs + 1), &dead, err));
     // The large stage may have made no leaf list, the small stage no root.
     KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4, 1, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_SROOTS, sizeof(kd_gb_small_root), 1, err));
@@ -527,7 +559,7 @@ kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *
     KD_TRY(ensure_output_buffers(b, s, err));
     const size_walk walk = size_walk_of(b, s);
     KD_TRY(kd_gb_collapse(b, s, reinterpret_cast<double *>(walk.arrivals), walk.places,
-                          reinterpret_cast<uint32_t *>(walk.below), err));
+                          reinterpret_cast<double *>(walk.sizes), reinterpret_cast<uint32_t *>(walk.below), err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_COLLAPSE);
     KD_TRY(subtree_sizes(b, s, walk, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_OUTPUT_SIZES);

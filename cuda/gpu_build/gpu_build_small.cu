@@ -95,6 +95,22 @@ struct init_arena {
     }
 };
 
+// Wave 0 in one launch: thread j sets reference j's bounds and root j's
+// task, each where there is one.
+struct init_wave0 {
+    init_tasks roots;
+    init_arena members;
+    uint32_t num_roots, num_refs;
+
+    __host__ __device__ void operator()(uint32_t j) const
+    {
+        if (j < num_refs)
+            members(j);
+        if (j < num_roots)
+            roots(j);
+    }
+};
+
 enum { CLIP_THREADS = 128 };
 
 // After wave w: the next wave is every task appended by this one, and its
@@ -136,6 +152,7 @@ kd_status waves_on_host(small_args g)
         kd_gb_wave_state &wave = scalars->wave[g.wave & 1u];
         if (wave.begin == wave.end)
             break;
+        set_wave_places(&g, wave);
         for (uint32_t i = 0; i < wave.end - wave.begin; i++)
             process_task_serial(g, task_half_start(g, g.wave) + i, &slots);
         for (uint32_t q = 0; q < wave.clips && !scalars->pool_overflow; q++)
@@ -166,6 +183,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
         return; // the stage is done (the host launches as many waves as the depth cap allows)
     if (g.scalars->pool_overflow)
         return; // this run is void: the host grows the arrays and runs again
+    set_wave_places(&g, ws);
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
     // the wave's share per warp where it is too small to give each that many.
@@ -276,6 +294,19 @@ small_sizes first_sizes(const kd_gb_build_state *s, const kd_gb_test_hooks *hook
 
 uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n; }
 
+// Elements of `size` bytes that make a whole number of 256-byte steps: a
+// half of that many keeps the second half's start 256-byte aligned, as the
+// first's (the memory transactions of the two halves then fall alike).
+size_t aligned_step(size_t size)
+{
+    size_t step = 1;
+    while (step * size % 256 != 0)
+        step *= 2;
+    return step;
+}
+
+size_t round_up(size_t n, size_t step) { return (n + step - 1) / step * step; }
+
 // Grows the arrays to at least *z (with room for the pool's new slots) and
 // points g at them; *z becomes what they hold. The tasks, the arena and the
 // clip jobs take the working reference sets' memory where it has room
@@ -283,14 +314,17 @@ uint32_t clamp32(size_t n) { return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 kd_status ensure_small_arrays(kd_gpu_builder *b, small_sizes *z, small_args *g, kd_error *err)
 {
     kd_gb_lender dead = {{KD_GB_REFS_A2_MEM, KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 3};
+    const size_t task_step = aligned_step(sizeof(task)), member_step = aligned_step(sizeof(member_box));
+    z->task_half = round_up(z->task_half, task_step);
+    z->arena = round_up(z->arena, member_step);
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_STASKS, 2 * z->task_half * sizeof(task), &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_ARENA, 2 * z->arena * sizeof(member_box), &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_CLIPJOBS, z->jobs * sizeof(clip_job), &dead, err));
     const size_t pool_need = (size_t)g->pool_base + (z->tasks - g->num_roots);
     KD_TRY(kd_gb_ensure(b, KD_GB_POOL, pool_need * sizeof(kd_gb_pool_node), 1, err));
     z->tasks = clamp32(b->buf[KD_GB_POOL].bytes / sizeof(kd_gb_pool_node) - g->pool_base + g->num_roots);
-    z->task_half = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task) / 2);
-    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2);
+    z->task_half = clamp32(b->buf[KD_GB_STASKS].bytes / sizeof(task) / 2 / task_step * task_step);
+    z->arena = clamp32(b->buf[KD_GB_ARENA].bytes / sizeof(member_box) / 2 / member_step * member_step);
     z->jobs = clamp32(b->buf[KD_GB_CLIPJOBS].bytes / sizeof(clip_job));
     g->roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     g->refs = kd_gb_ref_set(b, KD_GB_REFS_SMALL);
@@ -333,20 +367,22 @@ kd_status run_small_once(kd_gpu_builder *b, const kd_gb_build_state *s, small_ar
                          kd_error *err)
 {
     const int profile = s->opts->profile;
-    init_arena members = {g.refs, g.arena};
-    KD_TRY(kd_gb_map(b, s->num_small_refs, members, "small-stage members", err));
     kd_gb_scalars start;
     memset(&start, 0, sizeof start);
     start.task_count = g.num_roots;
     start.arena_count = s->num_small_refs;
     start.wave[0].end = g.num_roots;
     start.wave[0].member_end = s->num_small_refs;
-    init_tasks init;
-    init.roots = g.roots;
-    init.tasks = g.tasks;
-    init.scalars = g.scalars;
-    memcpy(init.counters, (const char *)&start + COUNTERS_AT, sizeof init.counters);
-    KD_TRY(kd_gb_map(b, g.num_roots, init, "small-stage roots", err));
+    init_wave0 init;
+    init.roots.roots = g.roots;
+    init.roots.tasks = g.tasks;
+    init.roots.scalars = g.scalars;
+    memcpy(init.roots.counters, (const char *)&start + COUNTERS_AT, sizeof init.roots.counters);
+    init.members = {g.refs, g.arena};
+    init.num_roots = g.num_roots;
+    init.num_refs = s->num_small_refs;
+    const uint32_t n = init.num_refs > init.num_roots ? init.num_refs : init.num_roots;
+    KD_TRY(kd_gb_map(b, n, init, "small-stage roots and members", err));
     kd_gb_step_mark(b, profile, KD_GPU_STEP_SMALL_SETUP);
     if (b->host)
         KD_TRY(waves_on_host(g));

@@ -76,6 +76,8 @@ struct small_args {
     uint32_t pool_base;           // pool id of task num_roots (roots have their own)
     kd_gb_scalars *scalars;
     uint32_t wave;                // the wave this pass is of (its state in scalars->wave[wave % 2])
+    uint32_t task_shift;          // the next wave's task place of a slot: slot + task_shift (set_wave_places)
+    uint32_t member_shift;        // its arena place of a member count: count + member_shift
     kd_gb_sah sah;
     int max_depth;
     uint32_t max_leaf_prims;

@@ -7,6 +7,7 @@
 #ifndef KD_GPU_BUILD_SMALL_TASKS_CUH
 #define KD_GPU_BUILD_SMALL_TASKS_CUH
 
+#include "gpu_build_collapse.cuh" // the box areas the records keep for it
 #include "gpu_build_small_node.cuh"
 
 namespace kd_gb_small {
@@ -17,8 +18,9 @@ namespace kd_gb_small {
 // counters. The task count stays far below 2^32 (its array would hold more
 // than 200 GB), so it never carries.
 static_assert(offsetof(kd_gb_scalars, arena_count) == offsetof(kd_gb_scalars, task_count) + 4 &&
-                  offsetof(kd_gb_scalars, task_count) % 8 == 0,
-              "the small stage's two counters form one aligned 64-bit word");
+                  offsetof(kd_gb_scalars, task_count) % 128 == 0 &&
+                  offsetof(kd_gb_scalars, pool_overflow) == offsetof(kd_gb_scalars, task_count) + 128,
+              "the small stage's two counters form one 64-bit word alone on its 128-byte line");
 // The arena holds two waves' members, the wave's own in one half and the
 // next wave's in the other, which the wave before has done with: so the
 // arena is as large as two waves, not all of them. The count stays the
@@ -31,17 +33,27 @@ KD_GB_HD uint32_t next_half_start(const small_args &g) { return (g.wave & 1u) ? 
 // still names the task's pool record.
 KD_GB_HD uint32_t task_half_start(const small_args &g, uint32_t wave) { return (wave & 1u) ? g.task_half : 0u; }
 
+// The wave's places from its state, which is fixed while the wave runs:
+// set once per warp (or per wave on the host), so that no task loads them
+// from the line that every reservation's atomic hits. The next wave's
+// first slot and first member count map to the starts of their halves
+// (32-bit sums that wrap, as the differences they stand for).
+KD_GB_HD void set_wave_places(small_args *g, const kd_gb_wave_state &ws)
+{
+    g->task_shift = task_half_start(*g, g->wave + 1u) - ws.end;
+    g->member_shift = next_half_start(*g) - ws.member_end;
+}
+
 KD_GB_HD void reserve_slots(const small_args &g, uint32_t slots, uint32_t members, uint32_t *slot, uint32_t *at)
 {
-    const uint32_t next_first = g.scalars->wave[g.wave & 1u].member_end; // fixed while the wave runs
 #if defined(__CUDA_ARCH__)
     const unsigned long long old = atomicAdd(reinterpret_cast<unsigned long long *>(&g.scalars->task_count),
                                              (unsigned long long)members << 32 | slots);
     *slot = (uint32_t)old;
-    *at = (uint32_t)(old >> 32) - next_first + next_half_start(g);
+    *at = (uint32_t)(old >> 32) + g.member_shift;
 #else
     *slot = g.scalars->task_count;
-    *at = g.scalars->arena_count - next_first + next_half_start(g);
+    *at = g.scalars->arena_count + g.member_shift;
     g.scalars->task_count += slots;
     g.scalars->arena_count += members;
 #endif
@@ -62,9 +74,17 @@ KD_GB_HD int splittable(const small_args &g, const task &t, uint32_t m)
     return m > g.max_leaf_prims && (int)t.depth < g.max_depth && kd_gb_box_area(t.cell) > 0.0f;
 }
 
+// Task t's pool record, of kind `kind`, with its box's area for the
+// collapse (gpu_build_collapse.cuh).
+KD_GB_HD void write_record(const small_args &g, const task &t, kd_gb_pool_node n)
+{
+    kd_gb_pool_set_area(&n, kd_gb_collapse_area(t.cell));
+    g.pool[t.pool_id] = n;
+}
+
 KD_GB_HD void write_leaf(const small_args &g, const task &t)
 {
-    g.pool[t.pool_id] = kd_gb_pool_record(KD_GB_POOL_LEAF_MASK, 0.0f, t.root, 0, t.mask, t.parent, t.depth);
+    write_record(g, t, kd_gb_pool_record(KD_GB_POOL_LEAF_MASK, 0.0f, t.root, 0, t.mask, t.parent, t.depth));
 }
 
 // A split's children: their boxes and counts, and which go on as tasks. A
@@ -201,7 +221,7 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
                            uint32_t lanes)
 {
     const uint32_t next_tasks = task_half_start(g, g.wave + 1u);
-    const uint32_t place = slot - g.scalars->wave[g.wave & 1u].end + next_tasks; // the next wave's first is fixed
+    const uint32_t place = slot + g.task_shift;
     if ((size_t)slot + 2 > g.task_capacity || (size_t)place + 2 > (size_t)next_tasks + g.task_half ||
         (size_t)base + ch.num_members > (size_t)next_half_start(g) + g.arena_half) {
         if (lane == 0)
@@ -211,8 +231,8 @@ KD_GB_HD int commit_split(const small_args &g, const task &t, const decision &d,
     const member_plan plan = make_plan(d, ch, base);
     uint32_t first_child = g.pool_base + (slot - g.num_roots);
     if (lane == 0)
-        g.pool[t.pool_id] = kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
-                                              t.parent, t.depth);
+        write_record(g, t, kd_gb_pool_record((uint32_t)d.axis, d.pos, first_child, first_child + 1, 0,
+                                             t.parent, t.depth));
 KD_GB_UNROLL
     for (int side = 0; side < 2; side++) {
         if (lane != (1u + (uint32_t)side) % lanes)

@@ -27,6 +27,14 @@
 #define KD_GB_CHAIN_MAX 8
 #endif
 
+/* ---- Reference sets (all stages) -------------------------------------------- */
+/* A working reference set's block grows by at least 1/this of itself: a
+ * level asks a few percent more than the one before, and a larger step is
+ * memory that the spent sets hold to the build's end. */
+#ifndef KD_GB_REF_BLOCK_HEADROOM
+#define KD_GB_REF_BLOCK_HEADROOM 8u
+#endif
+
 /* ---- Medium stage ------------------------------------------------------------ */
 /* Threads of the persistent medium kernel's blocks: 8 warps, one of which
  * takes a node, or all 8 a large one; 164 registers a thread fit one block. */
@@ -46,6 +54,13 @@
  * level it takes (real scenes used 6.3 to 12.5, the slivers 15.1: more voids the run). */
 #ifndef KD_GB_MEDIUM_REFS
 #define KD_GB_MEDIUM_REFS 13u
+#endif
+
+/* Small references the medium stage first has room for per reference of the
+ * level it takes (real scenes made 1.3 to 1.9; the constant beside it covers
+ * the slivers' 3.5 of a small level). */
+#ifndef KD_GB_MEDIUM_SMALL_REFS
+#define KD_GB_MEDIUM_SMALL_REFS 2u
 #endif
 
 /* ---- Small stage ------------------------------------------------------------- */

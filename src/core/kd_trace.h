@@ -241,9 +241,12 @@ KD_HD void kd_trace_closest(const kd_trace_scene *scene, const kd_ray *ray, kd_t
     for (;;) {
         kd_node node = scene->nodes[index];
         steps++;
-        if (!kd_node_is_leaf(node)) {
-            /* Interior: order the children along the ray, visit the near one
-             * first and postpone the far one if the ray reaches it. */
+        /* Interior nodes down to a leaf, in a loop of their own: a warp's
+         * lanes then test their leaves' triangles together, not in turns
+         * with lanes still descending. */
+        while (!kd_node_is_leaf(node)) {
+            /* Order the children along the ray, visit the near one first and
+             * postpone the far one if the ray reaches it. */
             int axis = kd_node_axis(node);
             float o = ray->org[axis];
             int below_first = (o < node.split) | ((o == node.split) & (ray->dir[axis] <= 0.0f));
@@ -268,7 +271,8 @@ KD_HD void kd_trace_closest(const kd_trace_scene *scene, const kd_ray *ray, kd_t
                 if (t_plane < t1)
                     t1 = t_plane;
             }
-            continue;
+            node = scene->nodes[index];
+            steps++;
         }
         /* Leaf: test its triangles. */
         uint32_t count = kd_node_num_prims(node);

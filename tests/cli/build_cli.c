@@ -174,6 +174,8 @@ int main(void)
         CHECK(run(args) == 0 && file_has(g_out, "\"small_node_threshold\": 8") &&
               file_has(g_out, "\"warmup_builds\": 1") && file_has(g_out, "\"timed_builds\": 5") &&
               file_has(g_out, "\"gpu_first_build_ms\""));
+        snprintf(args, sizeof args, "build '%s' --device gpu --max-refs-per-triangle 24 --json -", scene);
+        CHECK(run(args) == 0 && file_has(g_out, "\"max_refs_per_triangle\": 24"));
         snprintf(args, sizeof args, "build '%s' --device gpu --empty-space 0.25 --json -", scene);
         CHECK(run(args) == 0 && file_has(g_out, "\"empty_space\": 0.25"));
         snprintf(args, sizeof args, "build '%s' --device gpu --min-empty-fraction 0.2", scene);
@@ -203,6 +205,10 @@ int main(void)
     CHECK(run(args) == 2 && file_has(g_err, "--empty-space takes a number in [0, 1], not '1.5'"));
     snprintf(args, sizeof args, "build '%s' --device cpu --empty-space 0.25", scene);
     CHECK(run(args) == 2 && file_has(g_err, "--empty-space applies to the GPU builder only"));
+    snprintf(args, sizeof args, "build '%s' --max-refs-per-triangle 1.5", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--max-refs-per-triangle takes a number in [2, 1024], not '1.5'"));
+    snprintf(args, sizeof args, "build '%s' --device cpu --max-refs-per-triangle 16", scene);
+    CHECK(run(args) == 2 && file_has(g_err, "--max-refs-per-triangle applies to the GPU builder only"));
     snprintf(args, sizeof args, "build '%s' --device cpu --small-threshold 8", scene);
     CHECK(run(args) == 2 && file_has(g_err, "--small-threshold applies to the GPU builder only"));
     CHECK(run("build --help") == 0 && file_has(g_out, "--device") && file_has(g_out, "--reduce-variant"));

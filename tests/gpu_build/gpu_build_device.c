@@ -215,6 +215,13 @@ static void test_synthetic(void)
                     snprintf(label, sizeof label, "device %s %u, room for 16384 small tasks at first",
                              gb_scene_name((gb_scene_kind)kind), sizes[si]);
                     check_small_regrowth(label, &mesh, &o, kind == GB_SCENE_SOUP);
+                    /* Without the collapse: the small stage's leaves keep
+                     * their box areas in fields the output stage ignores. */
+                    gb_options(&o, (kd_large_split)split);
+                    o.hooks.keep_subtrees = 1;
+                    snprintf(label, sizeof label, "device %s %u, subtrees kept",
+                             gb_scene_name((gb_scene_kind)kind), sizes[si]);
+                    check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
                 }
                 gb_options(&o, (kd_large_split)split);
                 if (split == 1 && !quick) {
