@@ -21,7 +21,7 @@
 //     a batch.
 // The output then orders the whole pool as it orders the upper stages'
 // nodes. A batch's references fit what the cap leaves beside what outlives
-// the batches (the pool sized once for all of them), at KD_GB_BATCH_BYTES
+// the batches (the pool sized ahead for all of them), at KD_GB_BATCH_BYTES
 // a reference; a batch that runs out of room anyway is run again as its
 // first half (its state restored: the stages only append past the counts
 // it saved).
@@ -324,7 +324,8 @@ kd_status keep_frontier(kd_gpu_builder *b, const kd_gb_build_state *s, frontier 
 kd_status collapse_batch(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err)
 {
     const size_t n = s->pool_count;
-    kd_gb_lender dead = {{KD_GB_MTIGHT, KD_GB_REFS_A2_MEM, KD_GB_REFS_A_MEM, KD_GB_REFS_OUT_MEM}, {0}, 4};
+    kd_gb_lender dead = {{KD_GB_REFS_A_MEM, KD_GB_ARENA, KD_GB_STASKS, KD_GB_CLIPJOBS, KD_GB_MTIGHT,
+                          KD_GB_REFS_A2_MEM, KD_GB_REFS_OUT_MEM}, {0}, 7};
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_ARRIVALS, 8 * n, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_PLACES, 8 * n, &dead, err));
     KD_TRY(kd_gb_ensure_lent(b, KD_GB_O_BELOW, 8 * n, &dead, err));
