@@ -69,4 +69,9 @@ kd_status kd_variants_count(const kd_variant_part *parts, int num_parts, kd_vari
 kd_status kd_variants_write_obj(const char *path, const kd_variant_part *parts, int num_parts,
                                 const char *comment, kd_variant_counts *counts, kd_error *err);
 
+/* The same mesh as binary little-endian PLY (the same floats: it loads to
+ * the OBJ's mesh), built whole in memory first. */
+kd_status kd_variants_write_ply(const char *path, const kd_variant_part *parts, int num_parts,
+                                kd_variant_counts *counts, kd_error *err);
+
 #endif

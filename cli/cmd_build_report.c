@@ -45,6 +45,7 @@ static void write_gpu_profile_json(kd_json *json, const gpu_report *g, uint32_t 
     kd_json_kv_int(json, "num_medium_cuts", p->num_medium_cuts);
     kd_json_kv_int(json, "num_medium_block_nodes", p->num_medium_block_nodes);
     kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
+    kd_json_kv_int(json, "num_batches", p->num_batches);
     kd_json_kv_int(json, "num_output_retries", p->num_output_retries);
     kd_json_kv_int(json, "max_large_refs", (int64_t)p->max_large_refs);
     kd_json_kv_int(json, "device_bytes", (int64_t)p->device_bytes);
@@ -70,6 +71,7 @@ static void write_gpu_json(kd_json *json, const gpu_report *g, uint32_t triangle
     kd_json_end_object(json);
     kd_json_kv_number(json, "gpu_first_build_ms", g->first_build_ms);
     kd_json_kv_int(json, "gpu_peak_device_bytes", (int64_t)g->profile.peak_device_bytes);
+    kd_json_kv_int(json, "gpu_num_batches", g->profile.num_batches);
     if (g->opts.profile)
         write_gpu_profile_json(json, g, triangles);
 }
@@ -159,6 +161,9 @@ static void print_gpu_profile(const gpu_report *g, uint32_t triangles)
            "large-node levels", p->num_large_levels, p->num_small_roots, p->num_large_cuts);
     printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass; %u taken by a block's warps)\n",
            "medium-stage nodes", p->num_medium_nodes, p->num_medium_cuts, p->num_medium_block_nodes);
+    if (p->num_batches)
+        printf("  %-26s %12u  (the medium and small stages in runs, to keep under the device memory limit)\n",
+               "batches", p->num_batches);
 }
 
 /* The lines above the statistics: the scene, the builder and its rules, and

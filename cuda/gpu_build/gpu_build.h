@@ -56,6 +56,9 @@ typedef struct kd_gb_test_hooks {
     int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as
                                        on GPUs without room in shared memory */
     int keep_subtrees;              /* 1: subtrees that do not pay are kept (the trees before that rule) */
+    uint32_t batch_refs;            /* the medium and small stages run in batches of at most this many of
+                                       the hand-over level's references (one node at least), as a memory
+                                       cap would make them */
 } kd_gb_test_hooks;
 
 typedef struct kd_gpu_build_options {
@@ -152,6 +155,10 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
     uint32_t num_medium_block_nodes;    /* of them, nodes a block's warps took together */
     uint32_t num_medium_retries;        /* medium stage re-runs after growing its arrays */
+    uint32_t num_batches;               /* runs of the medium and small stages over parts of the large
+                                           stage's last level, to fit max_device_bytes; 0: one, whole */
+    uint32_t num_handover_refs;         /* references of the large stage's last level, which the medium
+                                           stage took (0: it took none) */
     uint32_t num_small_roots;
     uint32_t num_host_syncs;            /* host waits on the device during the build */
     uint32_t num_small_retries;         /* small stage re-runs after growing the node pool */

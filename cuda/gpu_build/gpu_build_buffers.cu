@@ -59,7 +59,7 @@ static const char *buffer_name(int id)
         "bk_states", "bins", "mready", "mtight", "mbig", "sroots", "stasks", "arena", "owner",
         "clipq", "clipjobs", "splans", "leaf_refs", "pool", "o_sizes", "o_below", "o_arrivals",
         "o_places", "nodes_out", "leaf_out", "scalars", "temp", "refs_a", "refs_a2", "refs_out",
-        "refs_spare"};
+        "refs_spare", "frontier", "frontier_nodes", "batch_roots", "batch_tris"};
     static_assert(sizeof others / sizeof others[0] == KD_GB_NUM_BUFFERS - KD_GB_SIDES, "a name per buffer");
     if (id == KD_GB_MESH_POS)
         return "mesh_pos";

@@ -272,6 +272,10 @@ enum kd_gb_buffer_id {
     KD_GB_REFS_A2_MEM,
     KD_GB_REFS_OUT_MEM,
     KD_GB_REFS_SPARE_MEM, // a block being grown, while the old one is copied
+    KD_GB_FRONTIER,       // batched build: the hand-over level's references (seven arrays) and nodes
+    KD_GB_FRONTIER_NODES,
+    KD_GB_BATCH_ROOTS,    // batched build: every batch's small roots and their references' triangles,
+    KD_GB_BATCH_TRIS,     // which the output reads of mask leaves (the rest of a batch's are gone)
     KD_GB_NUM_BUFFERS
 };
 
@@ -322,6 +326,9 @@ struct kd_gpu_builder {
 // need does not reallocate every time); keep copies the old contents.
 // Fails with KD_ERR_DEVICE_OOM and "needs X MiB, the device has Y MiB free".
 kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err);
+// Makes buf hold exactly bytes (rounded up to 256), its first bytes kept,
+// where it holds more and the cap leaves room for the copy; else nothing.
+kd_status kd_gb_shrink(kd_gpu_builder *b, int id, size_t bytes, kd_error *err);
 // Sets the peak to what the builder holds now (a build's start).
 void kd_gb_peak_reset(kd_gpu_builder *b);
 // Makes buf hold at least bytes, its contents not kept, in a piece of the
@@ -560,6 +567,15 @@ struct kd_gb_build_state {
     uint32_t small_members;       // the small stage's member entries (the output's estimate of its leaves' references)
     uint32_t num_small_waves;     // the small stage's waves, and where each ended (task slots)
     uint32_t small_wave_ends[KD_GB_MAX_WAVES];
+    // The large stage's last level, where it hands over to the medium stage
+    // (handover_nodes 0: it did not): its references and nodes' buffers.
+    uint32_t handover_nodes, handover_refs;
+    int handover_refs_id, handover_nodes_id;
+    uint32_t num_batches;         // 0: the stages below the large one ran whole
+    int small_done;               // the small stage ran already (with the medium stage, under a cap)
+    uint32_t batch_small_roots;   // small roots and references of the batches done (in KD_GB_BATCH_ROOTS,
+    uint32_t batch_small_refs;    // KD_GB_BATCH_TRIS)
+    uint32_t batch_small_members; // their small stages' member entries
     kd_gpu_build_profile *profile;
 };
 
@@ -570,6 +586,9 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
 kd_status kd_gb_stage_medium(kd_gpu_builder *b, kd_gb_build_state *s, int refs_id, int nodes_id,
                              uint32_t num_nodes, uint32_t num_refs, kd_error *err);
 kd_status kd_gb_stage_small(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
+// The medium and small stages over the hand-over level, whole where it fits
+// the memory cap, else in batches of its nodes (gpu_build_batch.cu).
+kd_status kd_gb_stage_below_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err);
 
 #endif

@@ -57,7 +57,7 @@ static kd_status host_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int k
     *fresh = malloc(want);
     if (!*fresh)
         return oom(b, others + want, err);
-    const size_t kept = keep ? buf->bytes : 0;
+    const size_t kept = keep ? (buf->bytes < want ? buf->bytes : want) : 0;
     if (kept)
         memcpy(*fresh, buf->ptr, kept);
     memset((char *)*fresh + kept, 0xa5, want - kept);
@@ -78,7 +78,8 @@ static kd_status device_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int
     }
     KD_TRY(kd_gb_cuda(err, code, "cudaMalloc"));
     if (keep && buf->bytes) {
-        code = cudaMemcpyAsync(*fresh, buf->ptr, buf->bytes, cudaMemcpyDeviceToDevice, b->stream);
+        const size_t kept = buf->bytes < want ? buf->bytes : want;
+        code = cudaMemcpyAsync(*fresh, buf->ptr, kept, cudaMemcpyDeviceToDevice, b->stream);
         if (code == cudaSuccess)
             code = cudaStreamSynchronize(b->stream);
         if (code != cudaSuccess) {
@@ -97,22 +98,12 @@ static kd_status device_grow(kd_gpu_builder *b, kd_gb_buf *buf, size_t want, int
 #endif
 }
 
-kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err)
+// Buffer id's memory had anew, `want` bytes (its first bytes kept where
+// keep), the old given back after; the peak counts both.
+static kd_status reallocate(kd_gpu_builder *b, int id, size_t want, int keep, kd_error *err)
 {
     kd_gb_buf *buf = &b->buf[id];
-    if (bytes <= buf->bytes)
-        return KD_OK;
-    size_t want = buf->bytes + buf->bytes / 2;
-    if (want < bytes)
-        want = bytes;
-    want = (want + 255) / 256 * 256;
-    const size_t own = kd_gb_own_bytes(buf);
-    size_t others = b->bytes_held - own;
-    if (b->cap_bytes && others + want > b->cap_bytes)
-        want = (bytes + 255) / 256 * 256; // no headroom under the cap
-    if (b->cap_bytes && others + want > b->cap_bytes)
-        return oom(b, others + want, err);
-
+    const size_t own = kd_gb_own_bytes(buf), others = b->bytes_held - own;
     void *fresh = NULL;
     if (b->host)
         KD_TRY(host_grow(b, buf, want, keep, others, &fresh, err));
@@ -129,6 +120,36 @@ kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_err
     buf->bytes = want;
     buf->lent = 0;
     return KD_OK;
+}
+
+kd_status kd_gb_ensure(kd_gpu_builder *b, int id, size_t bytes, int keep, kd_error *err)
+{
+    kd_gb_buf *buf = &b->buf[id];
+    if (bytes <= buf->bytes)
+        return KD_OK;
+    size_t want = buf->bytes + buf->bytes / 2;
+    if (want < bytes)
+        want = bytes;
+    want = (want + 255) / 256 * 256;
+    // The old memory is held beside the new a moment (the copy; and a
+    // buffer must not come back at its old address, which a level's
+    // zeroed bins are known by), so the cap counts both.
+    const size_t own = kd_gb_own_bytes(buf);
+    size_t others = b->bytes_held - own;
+    if (b->cap_bytes && others + own + want > b->cap_bytes)
+        want = (bytes + 255) / 256 * 256; // no headroom under the cap
+    if (b->cap_bytes && others + own + want > b->cap_bytes)
+        return oom(b, others + own + want, err);
+    return reallocate(b, id, want, keep, err);
+}
+
+kd_status kd_gb_shrink(kd_gpu_builder *b, int id, size_t bytes, kd_error *err)
+{
+    const kd_gb_buf *buf = &b->buf[id];
+    bytes = (bytes + 255) / 256 * 256;
+    if (buf->lent || bytes >= buf->bytes || (b->cap_bytes && b->bytes_held + bytes > b->cap_bytes))
+        return KD_OK;
+    return reallocate(b, id, bytes, 1, err);
 }
 
 #if KD_DEVICE_CODE

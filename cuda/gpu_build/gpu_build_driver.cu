@@ -85,17 +85,30 @@ static void stage_mark(kd_gpu_builder *b, int profile, int index)
     kd_gb_step_mark(b, profile, KD_GB_STEP_START);
 }
 
+// A stage that runs whole (no batches make it smaller) refused by the cap:
+// the message says that what it asked for is the least it needs.
+static kd_status whole_stage_short(const kd_gpu_builder *b, kd_status st, const char *stage, kd_error *err)
+{
+    if (st != KD_ERR_DEVICE_OOM || !b->cap_bytes)
+        return st;
+    char why[sizeof err->message];
+    snprintf(why, sizeof why, "%s", err->message);
+    return kd_error_set(err, st, "%s; the %s runs whole and needs that much at least", why, stage);
+}
+
 static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     int prof = s->opts->profile;
     stage_mark(b, prof, 0);
-    KD_TRY(kd_gb_stage_preprocess(b, s, err));
+    KD_TRY(whole_stage_short(b, kd_gb_stage_preprocess(b, s, err), "preprocess", err));
     stage_mark(b, prof, 1);
-    KD_TRY(kd_gb_stage_large(b, s, err));
+    KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
+    KD_TRY(kd_gb_stage_below_large(b, s, err));
     stage_mark(b, prof, 2);
-    KD_TRY(kd_gb_stage_small(b, s, err));
+    if (!s->small_done)
+        KD_TRY(kd_gb_stage_small(b, s, err)); // after batches, none is left
     stage_mark(b, prof, 3);
-    KD_TRY(kd_gb_stage_output(b, s, err));
+    KD_TRY(whole_stage_short(b, kd_gb_stage_output(b, s, err), "output stage (over the whole node pool)", err));
     stage_mark(b, prof, 4);
 #if KD_DEVICE_CODE
     if (!b->host)
@@ -171,7 +184,9 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     prof->num_host_syncs++; // the final wait
     prof->device_bytes = b->bytes_held;
     prof->peak_device_bytes = b->peak_bytes;
-    prof->num_small_roots = s.num_small_roots;
+    prof->num_small_roots = s.num_batches ? s.batch_small_roots : s.num_small_roots;
+    prof->num_batches = s.num_batches;
+    prof->num_handover_refs = s.handover_refs;
     if (st != KD_OK) {
 #if KD_DEVICE_CODE
         if (!b->host) {

@@ -568,9 +568,9 @@ kd_status large_stage_of(kd_gpu_builder *b, const kd_gb_build_state *s, large_st
 } // namespace
 
 // Breadth-first over the large nodes, a level at a time, until none is
-// left, or a level of many nodes, none too large for one warp, goes to the
-// medium stage, which carries each one's subtree down to small roots
-// without the host.
+// left, or a level of many nodes, none too large for one warp, is left for
+// the medium stage (s->handover_*), which carries each one's subtree down
+// to small roots without the host.
 kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     const kd_gpu_build_options *o = s->opts;
@@ -588,8 +588,12 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
             return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
         L.force_leaf = (double)(L.max_out + s->num_small_refs + s->num_leaf_refs) > st.budget;
         if (o->medium_min_nodes > 0 && L.num_nodes >= (uint32_t)o->medium_min_nodes &&
-            L.largest <= (uint32_t)o->medium_max_refs && !L.force_leaf)
-            return kd_gb_stage_medium(b, s, L.refs_cur, L.nodes_cur, L.num_nodes, L.num_refs, err);
+            L.largest <= (uint32_t)o->medium_max_refs && !L.force_leaf) {
+            // The driver runs the stages below from this level.
+            s->handover_nodes = L.num_nodes, s->handover_refs = L.num_refs;
+            s->handover_refs_id = L.refs_cur, s->handover_nodes_id = L.nodes_cur;
+            return KD_OK;
+        }
         KD_TRY(run_level(b, s, st, &L, err));
     }
     return KD_OK;

@@ -115,6 +115,34 @@
 #define KD_GB_WAVE_CLIPS 1.0
 #endif
 
+/* ---- Batches (a build over max_device_bytes) ------------------------------------ */
+/* Device bytes per reference of the hand-over level that a batch's medium
+ * and small stages take at their first sizes, the pool apart (764 on the
+ * bunny, 851 on crytek sponza). */
+#ifndef KD_GB_BATCH_BYTES
+#define KD_GB_BATCH_BYTES 1000u
+#endif
+/* Device bytes a batch takes whatever its size (the first sizes' constants). */
+#ifndef KD_GB_BATCH_FIXED
+#define KD_GB_BATCH_FIXED (8u << 20)
+#endif
+/* Pool slots per reference of the hand-over level that the first batch is
+ * sized for (the whole level added 3.0 on conference to 9.6 on sponza). */
+#ifndef KD_GB_BATCH_POOL_SLOTS
+#define KD_GB_BATCH_POOL_SLOTS 10u
+#endif
+/* The first batch takes at most this part of the level; the pool slots it
+ * adds a reference size the pool for the rest (a pool grown late holds its
+ * old and new memory). */
+#ifndef KD_GB_BATCH_FIRST_PART
+#define KD_GB_BATCH_FIRST_PART 8u
+#endif
+/* Pool slots per reference of a batch that its small stage first asks for
+ * beyond its use (8 per small reference, up to 1.9 of those per level reference). */
+#ifndef KD_GB_BATCH_POOL_HEAD
+#define KD_GB_BATCH_POOL_HEAD 16u
+#endif
+
 /* ---- Output ------------------------------------------------------------------ */
 /* A small-stage wave of fewer task slots than this is summed by walks up the
  * tree rather than a pass of its own (a launch costs more than its walks). */

@@ -1,7 +1,8 @@
 /* The scene_variants program end to end: bad arguments fail with a message
  * and exit 2, a missing input exits 1 and writes nothing, the same arguments
- * write the same bytes, and grids, merges and transforms give the triangle
- * counts and bounds they should. */
+ * write the same bytes, grids, merges and transforms give the triangle
+ * counts and bounds they should, and an output named .ply (binary) loads to
+ * the mesh its OBJ loads to. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mesh_load.h"
 #include "obj_loader.h"
 #include "test_support.h"
 
@@ -182,6 +184,30 @@ static void test_counts_and_bounds(const char *scene, const char *out)
     kd_mesh_free(&mesh);
 }
 
+/* The same scene written as OBJ and as PLY loads to the same mesh. */
+static void test_ply(const char *scene, const char *out)
+{
+    char ply[512];
+    tmp_file("out.ply", ply, sizeof ply);
+    const char *args[] = {scene, "--rotate", "7", "--grid", "3", "1", "2", "-o", out, NULL};
+    CHECK_MSG(run(args) == 0, "%s", g_err);
+    args[8] = ply;
+    CHECK_MSG(run(args) == 0, "%s", g_err);
+    kd_mesh a = {0}, b = {0};
+    kd_error err = {0};
+    CHECK_MSG(kd_mesh_load_file(out, &a, NULL, &err) == KD_OK, "%s", err.message);
+    CHECK_MSG(kd_mesh_load_file(ply, &b, NULL, &err) == KD_OK, "%s", err.message);
+    CHECK_MSG(a.num_triangles == 6 * 4 && a.num_triangles == b.num_triangles && a.num_vertices == b.num_vertices,
+              "%u and %u triangles", a.num_triangles, b.num_triangles);
+    if (a.num_vertices == b.num_vertices && a.num_triangles == b.num_triangles) {
+        CHECK(memcmp(a.positions, b.positions, 12 * (size_t)a.num_vertices) == 0);
+        CHECK(memcmp(a.indices, b.indices, 12 * (size_t)a.num_triangles) == 0);
+    }
+    kd_mesh_free(&a);
+    kd_mesh_free(&b);
+    remove(ply);
+}
+
 int main(void)
 {
     char scene[512], out[512], out2[512];
@@ -194,6 +220,7 @@ int main(void)
     test_missing_input(out);
     test_deterministic(scene, out, out2);
     test_counts_and_bounds(scene, out);
+    test_ply(scene, out);
     remove(out);
     remove(scene);
     return kd_test_finish("scene_variants_cli");

@@ -292,7 +292,7 @@ static void test_memory(void)
 
     /* A cap that fits lets the build through (releasing what it held above it). */
     o.max_device_bytes = held + held / 2;
-    CHECK(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK);
+    CHECK_MSG(kd_gpu_builder_build(b, &o, NULL, &err) == KD_OK, "%s", err.message);
     kd_tree capped;
     CHECK(kd_gpu_builder_download(b, &capped, &err) == KD_OK);
     CHECK(gb_trees_equal(&first, &capped));

@@ -2,14 +2,17 @@
  * buffers as the device's) over each scene given, its peak in bytes and
  * bytes per triangle, the buffers at that peak, largest first, and a hash
  * of the tree, to compare trees before and after a change in how the
- * builder sizes its buffers. A program, not a test:
- *   gpu_build_memory [--top N] SCENE...   (OBJ or PLY, gzip or not) */
+ * builder sizes its buffers. --limit BYTES caps the builder's memory
+ * (max_device_bytes; a build over it runs in batches), --batch-refs N
+ * runs batches of at most N references of the hand-over level (the test
+ * hook). A program, not a test:
+ *   gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] SCENE...   (OBJ or PLY, gzip or not) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_build_internal.h"
-#include "obj_loader.h"
+#include "mesh_load.h"
 #include "tree_stats.h"
 
 /* FNV-1a over bytes, continuing from h. */
@@ -27,17 +30,19 @@ static uint64_t tree_hash(const kd_tree *t)
     return fnv(h, t->leaf_indices, (size_t)t->num_leaf_indices * sizeof(uint32_t));
 }
 
-static int report(const char *path, size_t top)
+static int report(const char *path, size_t top, size_t limit, uint32_t batch_refs)
 {
     kd_mesh mesh;
     kd_error err;
     kd_error_clear(&err);
-    if (kd_obj_load_file(path, &mesh, &err) != KD_OK) {
+    if (kd_mesh_load_file(path, &mesh, NULL, &err) != KD_OK) {
         fprintf(stderr, "gpu_build_memory: %s: %s\n", path, err.message);
         return 1;
     }
     kd_gpu_build_options o;
     kd_gpu_build_options_default(&o);
+    o.max_device_bytes = limit;
+    o.hooks.batch_refs = batch_refs;
     kd_gpu_builder *b = NULL;
     kd_gpu_build_profile prof;
     kd_tree tree;
@@ -59,9 +64,9 @@ static int report(const char *path, size_t top)
     kd_tree_compute_stats(&tree, NULL, &stats);
     const double tris = mesh.num_triangles ? (double)mesh.num_triangles : 1.0;
     printf("%s: %u triangles, peak %.1f MiB (%.0f B/tri), held after %.1f MiB, small roots %u, "
-           "retries: small %u, medium %u\n", path, mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0,
+           "retries: small %u, medium %u, batches %u\n", path, mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0,
            (double)prof.peak_device_bytes / tris, (double)prof.device_bytes / 1048576.0, prof.num_small_roots,
-           prof.num_small_retries, prof.num_medium_retries);
+           prof.num_small_retries, prof.num_medium_retries, prof.num_batches);
     printf("  tree: %u nodes, %u leaf refs, SAH %.4f, hash %016llx\n", tree.num_nodes, tree.num_leaf_indices,
            stats.sah_cost, (unsigned long long)tree_hash(&tree));
     kd_gb_buffer_bytes bufs[64];
@@ -77,17 +82,24 @@ static int report(const char *path, size_t top)
 
 int main(int argc, char **argv)
 {
-    size_t top = 12;
+    size_t top = 12, limit = 0;
+    uint32_t batch_refs = 0;
     int failed = 0, i = 1;
-    if (argc > 2 && strcmp(argv[1], "--top") == 0) {
-        top = (size_t)strtoul(argv[2], NULL, 10);
-        i = 3;
+    for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
+        if (strcmp(argv[i], "--top") == 0)
+            top = (size_t)strtoul(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--limit") == 0)
+            limit = (size_t)strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--batch-refs") == 0)
+            batch_refs = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else
+            break;
     }
-    if (i >= argc) {
-        fprintf(stderr, "usage: gpu_build_memory [--top N] SCENE...\n");
+    if (i >= argc || strncmp(argv[i], "--", 2) == 0) {
+        fprintf(stderr, "usage: gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] SCENE...\n");
         return 2;
     }
     for (; i < argc; i++)
-        failed |= report(argv[i], top);
+        failed |= report(argv[i], top, limit, batch_refs);
     return failed;
 }
