@@ -297,6 +297,19 @@ int holds_level(const kd_gb_build_state *s, int id)
            id == s->handover_nodes_id;
 }
 
+// Whether a buffer lies, lent, in the memory of the level's reference block.
+int level_lent(const kd_gpu_builder *b, const kd_gb_build_state *s)
+{
+    const kd_gb_buf &block = b->buf[KD_GB_REFS_A_MEM + (s->handover_refs_id - KD_GB_REFS_A) / KD_GB_REF_ARRAYS];
+    const char *lo = (const char *)block.ptr;
+    for (int id = 0; id < KD_GB_NUM_BUFFERS; id++) {
+        const char *p = (const char *)b->buf[id].ptr;
+        if (b->buf[id].lent && lo && p >= lo && p < lo + block.bytes)
+            return 1;
+    }
+    return 0;
+}
+
 // The level copied into the frontier, then every buffer a batch does not
 // keep given back (the large stage's, an earlier build's): the dead ones
 // first, so that the copy fits beside the level.
@@ -483,7 +496,7 @@ kd_status kd_gb_stage_below_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_er
                                   s->handover_refs, err);
     // Under a cap: whole first, the small stage too, and in batches where
     // that finds no room (a whole run leaves the level as it was).
-    if (!s->opts->hooks.batch_refs) {
+    if (!s->opts->hooks.batch_refs && !s->batches_only) {
         const kd_gb_build_state saved = *s;
         kd_status st = kd_gb_stage_medium(b, s, s->handover_refs_id, s->handover_nodes_id, s->handover_nodes,
                                           s->handover_refs, err);
@@ -492,8 +505,15 @@ kd_status kd_gb_stage_below_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_er
         s->small_done = st == KD_OK;
         if (!out_of_room(st))
             return st;
+        // The small stage may have lent the level's own memory out: then
+        // the level is gone, and the build starts again in batches.
+        const int lost = level_lent(b, s);
         *s = saved;
         kd_error_clear(err);
+        if (lost) {
+            s->redo_in_batches = 1;
+            return KD_OK;
+        }
     }
     return run_batches(b, s, err);
 }

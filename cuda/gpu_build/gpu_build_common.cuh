@@ -573,6 +573,9 @@ struct kd_gb_build_state {
     int handover_refs_id, handover_nodes_id;
     uint32_t num_batches;         // 0: the stages below the large one ran whole
     int small_done;               // the small stage ran already (with the medium stage, under a cap)
+    int batches_only;             // under a cap: batches from the start, no whole run first
+    int redo_in_batches;          // the whole run found no room after lending the level's memory:
+                                  // the build starts again, batches only
     uint32_t batch_small_roots;   // small roots and references of the batches done (in KD_GB_BATCH_ROOTS,
     uint32_t batch_small_refs;    // KD_GB_BATCH_TRIS)
     uint32_t batch_small_members; // their small stages' member entries

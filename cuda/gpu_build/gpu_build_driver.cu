@@ -99,11 +99,18 @@ static kd_status whole_stage_short(const kd_gpu_builder *b, kd_status st, const 
 static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {
     int prof = s->opts->profile;
-    stage_mark(b, prof, 0);
-    KD_TRY(whole_stage_short(b, kd_gb_stage_preprocess(b, s, err), "preprocess", err));
-    stage_mark(b, prof, 1);
-    KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
-    KD_TRY(kd_gb_stage_below_large(b, s, err));
+    const kd_gb_build_state initial = *s;
+    for (;;) {
+        stage_mark(b, prof, 0);
+        KD_TRY(whole_stage_short(b, kd_gb_stage_preprocess(b, s, err), "preprocess", err));
+        stage_mark(b, prof, 1);
+        KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
+        KD_TRY(kd_gb_stage_below_large(b, s, err));
+        if (!s->redo_in_batches)
+            break;
+        *s = initial; // a capped whole run spent the level: again, in batches only
+        s->batches_only = 1;
+    }
     stage_mark(b, prof, 2);
     if (!s->small_done)
         KD_TRY(kd_gb_stage_small(b, s, err)); // after batches, none is left
