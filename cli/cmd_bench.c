@@ -114,8 +114,7 @@ static const kd_cli_option k_options[] = {
      .max = 1,
      .help = "GPU large and medium stages' empty cuts, %R (default: the build rules' min empty "
              "fraction)"},
-    {.kind = KD_CLI_FLOAT, .name = "--max-refs-per-triangle", .metavar = "R", .offset = ARG(max_refs), .min = 2,
-     .max = 1024, .help = "GPU: the references a path may multiply a triangle into, %R: a larger budget gives lower-SAH trees on scenes of large slanted triangles, at more memory and build time (default %D)"},
+    KD_CLI_MAX_REFS_OPTION(ARG(max_refs), 0),
     KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), 0),
     {.kind = KD_CLI_STRING, .name = "--json", .metavar = "FILE|-", .offset = ARG(json_path),
      .help = "write the results as JSON ('-': stdout, which then carries only the JSON)"},

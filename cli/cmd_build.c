@@ -117,8 +117,7 @@ static const kd_cli_option k_options[] = {
              "where it spans at least F of the node, %R (default: --min-empty-fraction, as the CPU "
              "builder; 0.25, Zhou et al.'s: finer trees of lower cost on scanned meshes, up to twice "
              "the nodes)"},
-    {.kind = KD_CLI_FLOAT, .name = "--max-refs-per-triangle", .metavar = "R", .offset = ARG(max_refs), .min = 2,
-     .max = 1024, .flags = KD_CLI_GPU_ONLY, .help = "The references a path may multiply a triangle into, %R: a larger budget gives lower-SAH trees on scenes of large slanted triangles, at more memory and build time (default %D)"},
+    KD_CLI_MAX_REFS_OPTION(ARG(max_refs), KD_CLI_GPU_ONLY),
     KD_CLI_MEMORY_LIMIT_OPTION(ARG(device_memory_limit), KD_CLI_GPU_ONLY),
     {.kind = KD_CLI_INT, .name = "--small-threshold", .metavar = "N", .offset = ARG(small_threshold),
      .min = 1, .max = KD_GPU_SMALL_NODE_MAX, .flags = KD_CLI_GPU_ONLY,

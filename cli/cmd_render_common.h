@@ -70,8 +70,17 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
     {.kind = KD_CLI_BYTES, .name = "--device-memory-limit", .metavar = "BYTES", .offset = (at),     \
      .flags = (option_flags),                                                                     \
      .help = "the GPU builder holds at most BYTES of device memory (K, M, G, T: powers of 1024, "  \
-             "e.g. 80G); a build that needs more fails, saying how much it needs (default: none "  \
-             "but the device's)"}
+             "e.g. 80G); a build that needs more runs its lower stages in batches, and one that "  \
+             "cannot fails, saying how much it needs (default: none but the device's)"}
+
+/* The --max-refs-per-triangle row (a float at offset `at`), with the flags
+ * of the command's GPU-only options. */
+#define KD_CLI_MAX_REFS_OPTION(at, option_flags)                                                   \
+    {.kind = KD_CLI_FLOAT, .name = "--max-refs-per-triangle", .metavar = "R", .offset = (at),      \
+     .min = 2, .max = 1024, .flags = (option_flags),                                              \
+     .help = "GPU builder: the references a path may multiply a triangle into, %R: a larger "      \
+             "budget gives lower-SAH trees on scenes of large slanted triangles, at more memory "  \
+             "and build time (default %D)"}
 
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
  * milliseconds), with a progress line (progress may be NULL); with gpu the

@@ -109,8 +109,10 @@ typedef struct scankd_build_options {
                                        candidate where it spans at least this share of the node,
                                        at most 1; < 0 (default): params.min_empty_fraction */
     uint64_t max_device_bytes;      /* the GPU builder holds at most this much device memory; a
-                                       build that needs more fails with KD_ERR_DEVICE_OOM, saying
-                                       how much it needs; 0 (default): no cap but the device's */
+                                       build that needs more runs its medium and small stages in
+                                       batches, and one that cannot fails with KD_ERR_DEVICE_OOM,
+                                       saying how much it needs; 0 (default): no cap but the
+                                       device's */
 } scankd_build_options;
 
 void scankd_build_options_default(scankd_build_options *opts);
