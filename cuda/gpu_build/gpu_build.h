@@ -59,6 +59,8 @@ typedef struct kd_gb_test_hooks {
     uint32_t batch_refs;            /* the medium and small stages run in batches of at most this many of
                                        the hand-over level's references (one node at least), as a memory
                                        cap would make them */
+    int large_bound_sizing;         /* 1: the large levels' reference sets sized by the most a level can
+                                       write even under a memory cap (without a cap they always are) */
 } kd_gb_test_hooks;
 
 typedef struct kd_gpu_build_options {
@@ -84,11 +86,12 @@ typedef struct kd_gpu_build_options {
                                        device time by CUPTI (kd_kernel_clock.h), where it can run */
 } kd_gpu_build_options;
 
-/* Defaults: kd_build_params_default, threshold 64, binned SAH with 32 bins,
+/* Defaults: kd_build_params_default, threshold 64, binned SAH with 64 bins,
  * the medium stage from a level of 8 nodes of at most 16384 references
  * (nodes of more than 1024 references taken by a block's warps together),
- * empty cuts by the build rules' min_empty_fraction, budget 10 references per triangle (not binding below
- * 65536 references in all), reduction rung 6 (one launch), no cap. */
+ * empty cuts by the build rules' min_empty_fraction, budget 24 references per
+ * triangle (not binding below 65536 references in all), the reduction rung
+ * Reduce8 (one launch), no cap. */
 void kd_gpu_build_options_default(kd_gpu_build_options *opts);
 
 /* The empty-space ratio a build with these options uses (empty_space_ratio,
@@ -170,6 +173,8 @@ typedef struct kd_gpu_build_profile {
     uint64_t peak_device_bytes;         /* the most it held at once during the build: a buffer that
                                            grows holds its old and its new memory a moment;
                                            kd_build_gpu_warm: the most over all its builds */
+    uint64_t large_peak_device_bytes;   /* the most it held until the large stage ended (that stage runs
+                                           over every triangle, never in batches) */
 } kd_gpu_build_profile;
 
 /* Fills a kd_build_timing (phase names and times) from a profile, so the

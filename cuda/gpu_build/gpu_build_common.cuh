@@ -196,6 +196,7 @@ struct kd_gb_scalars {
     uint32_t med_big_done;     // block-queue tasks a block took
     uint32_t med_blocks_started; // blocks of the launch started (the first half serve the block queue)
     uint32_t place_fault;      // output: a place past the output arrays (the pool is corrupt)
+    uint32_t level_both;       // large level under a cap: references on both sides of their node's plane
     uint32_t wave_ends[KD_GB_MAX_WAVES]; // small stage: the task slot after each wave's last
 };
 

@@ -105,6 +105,7 @@ static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
         KD_TRY(whole_stage_short(b, kd_gb_stage_preprocess(b, s, err), "preprocess", err));
         stage_mark(b, prof, 1);
         KD_TRY(whole_stage_short(b, kd_gb_stage_large(b, s, err), "large stage (over every triangle)", err));
+        s->profile->large_peak_device_bytes = b->peak_bytes;
         KD_TRY(kd_gb_stage_below_large(b, s, err));
         if (!s->redo_in_batches)
             break;

@@ -6,212 +6,11 @@
 // their child's box and files each reference under its next home. The host
 // reads back the level's counts once.
 #include "gpu_build_large_bookkeep.cuh"
+#include "gpu_build_large_scatter.cuh"
 
 namespace {
 
 using namespace kd_gb_large;
-
-// Files each split output under its child, and copies the references of
-// nodes that became leaves. Straddlers (their node's plane through their
-// bounds) are clipped to their child's box. About one lane in eight
-// straddles: on a large level, where the clipping bounds the time, they are
-// queued and clipped a thread each by a pass of their own (as the small
-// stage's members); on a smaller one, where the time is latency, each lane
-// clips its own and the level saves a launch.
-struct scatter {
-    const kd_gb_route *routes;
-    const uint32_t *split_total;  // split outputs (on the device); the level's inputs follow
-    uint32_t max_out;             // the most the split can write (more: an error the host reports)
-    kd_gb_refs split_out;
-    kd_gb_refs level;
-    const kd_gb_large_node *nodes;
-    const float *tri_verts;
-    kd_gb_refs next_large;
-    kd_gb_refs small;
-    uint32_t *leaf_refs;
-    uint32_t *clip_queue;         // straddlers left to clip (large levels)
-    uint32_t *clip_count;
-    uint32_t *next_large_max;     // the next level's largest node (its bookkeeping takes the maximum)
-    // The next level's bins and look-back words, zeroed here (the device's
-    // binned SAH): [0, zero_words) of zero_bins, then [0, zero_state_words)
-    // of zero_states. Nothing reads this level's once the scatter runs.
-    uint32_t *zero_bins, *zero_states;
-    uint32_t zero_words, zero_state_words;
-
-    // Word i of the next level's bins, then of its look-back words (i <
-    // zero_words + zero_state_words), zeroed.
-    __host__ __device__ void zero_next(uint32_t i) const
-    {
-        if (i < zero_words)
-            zero_bins[i] = 0;
-        else
-            zero_states[i - zero_words] = 0;
-    }
-
-    // Input i of the level, to its leaf's list if its node became a leaf.
-    __host__ __device__ void copy_leaf(uint32_t i) const
-    {
-        uint32_t k = level.seg[i];
-        uint32_t leaf_base = routes[k].leaf_base;
-        if (leaf_base != KD_GB_NONE)
-            leaf_refs[leaf_base + (i - nodes[k].ref_start)] = level.tri[i];
-    }
-
-    // Split output j's node route and side; 0 where it goes nowhere.
-    __host__ __device__ int route(uint32_t j, const kd_gb_route **r, int *side) const
-    {
-        *r = &routes[split_out.seg[j]]; // the split keeps each output's node
-        if ((*r)->leaf_base != KD_GB_NONE)
-            return 0;
-        *side = j - (*r)->out_start < (*r)->num_left ? 0 : 1;
-        return (*r)->dest_kind[*side] != KD_GB_DEST_DROP;
-    }
-
-    __host__ __device__ void load(uint32_t j, float *box) const
-    {
-        for (int k = 0; k < 3; k++) {
-            box[k] = split_out.lo[k][j];
-            box[3 + k] = split_out.hi[k][j];
-        }
-    }
-
-    __host__ __device__ void put(uint32_t j, const kd_gb_route &r, int side, const float *box) const
-    {
-        uint32_t local = j - r.out_start;
-        uint32_t rank = side ? local - r.num_left : local;
-        const kd_gb_refs &to = r.dest_kind[side] == KD_GB_DEST_LARGE ? next_large : small;
-        uint32_t dst = r.dest_base[side] + rank;
-        to.tri[dst] = split_out.tri[j];
-        for (int k = 0; k < 3; k++) {
-            to.lo[k][dst] = box[k];
-            to.hi[k][dst] = box[3 + k];
-        }
-        if (r.dest_kind[side] == KD_GB_DEST_LARGE)
-            to.seg[dst] = r.dest_id[side];
-    }
-
-    // Files split output j unless it straddles its node's plane: 1 where it
-    // does, left to clip.
-    __host__ __device__ int file(uint32_t j) const
-    {
-        const kd_gb_route *r;
-        int side;
-        if (!route(j, &r, &side))
-            return 0;
-        float box[6];
-        load(j, box);
-        if (box[r->axis] <= r->pos && box[3 + r->axis] >= r->pos)
-            return 1;
-        put(j, *r, side, box);
-        return 0;
-    }
-
-    // Clips straddling split output j to its child's box and files it (its
-    // other copy, elsewhere in the split's output, clips on its own); the
-    // clip's polygons in poly.
-    template <typename Poly>
-    __host__ __device__ void clip(uint32_t j, Poly &poly) const
-    {
-        const kd_gb_route *r;
-        int side;
-        if (!route(j, &r, &side))
-            return;
-        float box[6], cell[6], child[2][6];
-        load(j, box);
-        // One side of the small stage's clip for both (the same bounds, bit
-        // for bit, as the medium stage's, which clips once for both copies).
-        kd_gb_parent_cell(r->child_cell, r->axis, cell);
-        kd_gb_clip_split_in(poly, tri_verts + 9 * (size_t)split_out.tri[j], cell, box, r->axis, r->pos, child);
-        put(j, *r, side, side ? child[1] : child[0]);
-    }
-};
-
-#if KD_DEVICE_CODE
-// A thread per split output (launched for the most the split can write,
-// the true count read here) and per level input. QUEUE: straddlers go to
-// the clip queue (one atomic per warp), else they are clipped here.
-template <bool QUEUE>
-__global__ void __launch_bounds__(KD_GB_MAP_BLOCK) scatter_kernel(scatter f, uint32_t num_in)
-{
-    kd_wait_prior();
-    const uint32_t num_out = *f.split_total;
-    // This level's largest node is read back by a copy beside this kernel;
-    // the next level's bookkeeping takes its maximum in the other word.
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        *f.next_large_max = 0;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < f.zero_words + f.zero_state_words;
-         i += gridDim.x * blockDim.x)
-        f.zero_next(i);
-    if (num_out > f.max_out)
-        return; // the host reports it
-    const uint32_t n = num_out + num_in;
-    for (uint32_t first = blockIdx.x * blockDim.x; first < n; first += gridDim.x * blockDim.x) {
-        const uint32_t j = first + threadIdx.x;
-        int straddles = 0;
-        if (j < num_out)
-            straddles = f.file(j);
-        else if (j < n)
-            f.copy_leaf(j - num_out);
-        if (QUEUE) {
-            kd_gb_warp_append(f.clip_count, f.clip_queue, straddles, j);
-        } else if (straddles) {
-            kd_gb_poly_call own;
-            f.clip(j, own);
-        }
-    }
-}
-
-// The queued clips, a thread each, the polygons in shared memory
-// (KD_GB_CLIP_SHARED_BYTES, 54 KB a block of 128: every GPU since sm_75
-// allows that a block; four blocks fit an H100 SM).
-enum { LARGE_CLIP_THREADS = 128 };
-__global__ void __launch_bounds__(LARGE_CLIP_THREADS) large_clip_kernel(scatter f)
-{
-    extern __shared__ double large_polygons[];
-    kd_gb_poly_shared<LARGE_CLIP_THREADS> poly = {large_polygons + threadIdx.x};
-    kd_wait_prior();
-    const uint32_t count = *f.clip_count;
-    for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < count; q += gridDim.x * blockDim.x)
-        f.clip(f.clip_queue[q], poly);
-}
-
-#endif
-
-#if KD_DEVICE_CODE
-kd_status scatter_on_device(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
-                            kd_error *err)
-{
-    const uint32_t threads = f.max_out + num_in, blocks = (threads + KD_GB_MAP_BLOCK - 1) / KD_GB_MAP_BLOCK;
-    if (num_in < KD_GB_CLIP_QUEUE_MIN)
-        return kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<false>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
-                          "scattering references");
-    KD_TRY(kd_gb_cuda(err, kd_launch_dependent(scatter_kernel<true>, blocks, KD_GB_MAP_BLOCK, 0, b->stream, f, num_in),
-                      "scattering references"));
-    return kd_gb_cuda(err,
-                      kd_launch_dependent(large_clip_kernel, clip_blocks, LARGE_CLIP_THREADS,
-                                          KD_GB_CLIP_SHARED_BYTES(LARGE_CLIP_THREADS), b->stream, f),
-                      "clipping straddling references");
-}
-#endif
-
-kd_status run_scatter(kd_gpu_builder *b, const scatter &f, uint32_t num_in, uint32_t clip_blocks,
-                      kd_error *err)
-{
-    if (b->host) {
-        const uint32_t num_out = *f.split_total;
-        *f.next_large_max = 0;
-        for (uint32_t i = 0; i < f.zero_words + f.zero_state_words; i++)
-            f.zero_next(i);
-        kd_gb_poly_local poly;
-        for (uint32_t j = 0; j < num_out && num_out <= f.max_out; j++)
-            if (f.file(j))
-                f.clip(j, poly);
-        for (uint32_t i = 0; i < num_in; i++)
-            f.copy_leaf(i);
-        return KD_OK;
-    }
-    KD_GB_ON_DEVICE(scatter_on_device(b, f, num_in, clip_blocks, err));
-}
 
 enum { BIN_THREADS = 256, BIN_ITEMS = 2, BIN_TILE = BIN_THREADS * BIN_ITEMS };
 enum { BIN_MAX_NODES = 16 };           // nodes a tile's shared counts may cover
@@ -316,6 +115,10 @@ struct level {
     uint32_t depth, num_nodes, num_refs, largest; // largest: references of its largest node
     int refs_cur, refs_next, nodes_cur, nodes_next;
     size_t max_out;                               // the most references the split can write
+    size_t room_out;                              // what the split's output is sized for: max_out, or
+                                                  // (tight) the level's count
+    int tight;                                    // under a memory cap: the reference sets sized to
+                                                  // counts read back first (two host waits more)
     int force_leaf;                               // the reference budget is spent: every node a leaf
     const uint32_t *zeroed_bins, *zeroed_states;  // zeroed by the level before, with room for
     uint32_t zeroed_nodes;                        // this many nodes
@@ -334,21 +137,24 @@ struct large_stage {
 // Every buffer the level needs, sized before its first kernel: a split at
 // most doubles the references, and each node makes at most two children
 // (the bins and look-back words with room for the next level's too, which
-// this level's scatter zeroes on the device).
+// this level's scatter zeroes on the device). A tight level sizes its
+// reference sets later, from counts (size_split_output, size_homes).
 kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, const large_stage &st, const level &L,
                              kd_error *err)
 {
     const size_t n = L.num_nodes, refs = L.num_refs, out = L.max_out;
-    // A small child holds at most the threshold's references.
-    size_t small_out = 2 * n * (size_t)s->opts->small_node_threshold;
-    small_out = small_out < out ? small_out : out;
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
-    KD_TRY(kd_gb_ensure_refs(b, L.refs_next, out, 1, 0, err));
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + small_out, 0, 1, err));
+    if (!L.tight) {
+        // A small child holds at most the threshold's references.
+        size_t small_out = 2 * n * (size_t)s->opts->small_node_threshold;
+        small_out = small_out < out ? small_out : out;
+        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
+        KD_TRY(kd_gb_ensure_refs(b, L.refs_next, out, 1, 0, err));
+        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + small_out, 0, 1, err));
+        if (refs >= KD_GB_CLIP_QUEUE_MIN)
+            KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err));
+        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + refs), 1, err));
+    }
     KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, refs, 0, err));
-    if (refs >= KD_GB_CLIP_QUEUE_MIN)
-        KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err));
-    KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + refs), 1, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_TIGHT, 24 * n, 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_CHOICE, sizeof(kd_gb_split_choice) * n, 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_LCOUNT, 4 * n, 0, err));
@@ -363,6 +169,38 @@ kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, cons
         KD_TRY(kd_gb_ensure(b, KD_GB_CHAINS, sizeof(kd_gb_chain) * n, 0, err));
     }
     return KD_OK;
+}
+
+// A tight level's split output (and clip queue), sized to its references
+// and those on both sides again, counted and read back before the split.
+kd_status size_split_output(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_error *err)
+{
+    kd_gb_scalars *scalars = kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS);
+    KD_TRY(kd_gb_memset(b, &scalars->level_both, 0, sizeof scalars->level_both, err));
+    const kd_gb_count_both count = {kd_gb_ptr<uint8_t>(b, KD_GB_SIDES), &scalars->level_both};
+    KD_TRY(kd_gb_map(b, L->num_refs, count, "counting straddling references", err));
+    kd_gb_scalars counts;
+    KD_TRY(kd_gb_read_scalars(b, &counts, err));
+    if (s->profile)
+        s->profile->num_host_syncs++;
+    L->room_out = (size_t)L->num_refs + counts.level_both;
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, L->room_out, 1, 0, err));
+    if (L->num_refs >= KD_GB_CLIP_QUEUE_MIN)
+        KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * L->room_out, 0, err));
+    return KD_OK;
+}
+
+// A tight level's homes for the scatter (the next level, the small roots'
+// references, the leaves'), sized to the bookkeeping's totals.
+kd_status size_homes(kd_gpu_builder *b, kd_gb_build_state *s, const level &L, kd_gb_scalars *counts,
+                     kd_error *err)
+{
+    KD_TRY(kd_gb_read_scalars(b, counts, err));
+    if (s->profile)
+        s->profile->num_host_syncs++;
+    KD_TRY(kd_gb_ensure_refs(b, L.refs_next, counts->next_large_refs, 1, 0, err));
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, (size_t)s->num_small_refs + counts->new_small_refs, 0, 1, err));
+    return kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + counts->new_leaf_refs), 1, err);
 }
 
 // The level's node bounds, by the segmented reduction.
@@ -462,7 +300,7 @@ scatter scatter_of(kd_gpu_builder *b, const large_stage &st, const level &L, con
     scatter sc;
     sc.routes = bk.routes;
     sc.split_total = &scalars->split_total;
-    sc.max_out = (uint32_t)L.max_out;
+    sc.max_out = (uint32_t)L.room_out;
     sc.split_out = kd_gb_ref_set(b, KD_GB_REFS_OUT);
     sc.level = kd_gb_ref_set(b, L.refs_cur);
     sc.nodes = bk.nodes;
@@ -490,11 +328,16 @@ scatter scatter_of(kd_gpu_builder *b, const large_stage &st, const level &L, con
     return sc;
 }
 
-// The level's counts read back, into the build state and the next level.
-kd_status level_advance(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_error *err)
+// The level's counts read back (a tight level's were, before its scatter),
+// into the build state and the next level.
+kd_status level_advance(kd_gpu_builder *b, kd_gb_build_state *s, level *L, const kd_gb_scalars *read,
+                        kd_error *err)
 {
     kd_gb_scalars counts;
-    KD_TRY(kd_gb_read_scalars_end(b, &counts, err));
+    if (read)
+        counts = *read;
+    else
+        KD_TRY(kd_gb_read_scalars_end(b, &counts, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_LARGE_READBACK);
     if (s->profile) {
         s->profile->num_host_syncs++;
@@ -503,9 +346,9 @@ kd_status level_advance(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_er
         if (L->num_refs > s->profile->max_large_refs)
             s->profile->max_large_refs = L->num_refs;
     }
-    if (counts.split_total > L->max_out)
+    if (counts.split_total > L->room_out)
         return kd_error_set(err, KD_ERR_INVALID, "GPU build: the split wrote %u references, more than the %zu it can",
-                            counts.split_total, L->max_out);
+                            counts.split_total, L->room_out);
     s->pool_count += counts.new_pool_nodes;
     if (s->num_small_roots == 0 && counts.new_small_roots > 0)
         s->min_small_depth = L->depth + 1; // a bound: chained empty cuts take roots deeper than the level
@@ -527,7 +370,9 @@ kd_status level_advance(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_er
 // split can write, so the host need not wait for it first. The copy is on a
 // stream of its own, so that the scatter follows the bookkeeping at once (a
 // copy between two kernels breaks their launches' overlap); the scatter
-// writes nothing the host reads of it.
+// writes nothing the host reads of it. A tight level (under a memory cap)
+// waits for its counts twice instead, to size its reference sets to them
+// rather than to twice the level's references.
 kd_status run_level(kd_gpu_builder *b, kd_gb_build_state *s, const large_stage &st, level *L, kd_error *err)
 {
     KD_TRY(plan_level_buffers(b, s, st, *L, err));
@@ -536,13 +381,19 @@ kd_status run_level(kd_gpu_builder *b, kd_gb_build_state *s, const large_stage &
     size_t bk_state_bytes = 0;
     KD_TRY(bookkeep_states(b, L->num_nodes, 2 * L->num_nodes, &bk_states, &bk_state_bytes, err));
     KD_TRY(level_choose(b, s, st, *L, bk_states, bk_state_bytes, err));
+    if (L->tight)
+        KD_TRY(size_split_output(b, s, L, err));
     kd_gb_large::bookkeep bk;
     KD_TRY(level_split(b, s, st, *L, &bk, err));
-    KD_TRY(kd_gb_read_scalars_aside(b, err));
+    kd_gb_scalars counts;
+    if (L->tight)
+        KD_TRY(size_homes(b, s, *L, &counts, err));
+    else
+        KD_TRY(kd_gb_read_scalars_aside(b, err));
     const scatter sc = scatter_of(b, st, *L, bk, bk_states, L);
     KD_TRY(run_scatter(b, sc, L->num_refs, st.clip_blocks, err));
     kd_gb_step_mark(b, st.o->profile, KD_GPU_STEP_LARGE_SCATTER);
-    return level_advance(b, s, L, err);
+    return level_advance(b, s, L, L->tight ? &counts : NULL, err);
 }
 
 kd_status large_stage_of(kd_gpu_builder *b, const kd_gb_build_state *s, large_stage *st, kd_error *err)
@@ -583,7 +434,8 @@ kd_status kd_gb_stage_large(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *e
     L.refs_cur = KD_GB_REFS_A, L.refs_next = KD_GB_REFS_A2;
     L.nodes_cur = KD_GB_LNODES_A, L.nodes_next = KD_GB_LNODES_B;
     while (L.num_nodes > 0) {
-        L.max_out = 2 * (size_t)L.num_refs;
+        L.max_out = L.room_out = 2 * (size_t)L.num_refs;
+        L.tight = b->cap_bytes != 0 && !o->hooks.large_bound_sizing;
         if (L.max_out + s->num_small_refs + s->num_leaf_refs > 0xffffffffull || L.max_out + L.num_refs > 0xffffffffull)
             return kd_error_set(err, KD_ERR_NOMEM, "GPU build: more than 2^32 references");
         L.force_leaf = (double)(L.max_out + s->num_small_refs + s->num_leaf_refs) > st.budget;

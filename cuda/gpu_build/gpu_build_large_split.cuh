@@ -249,6 +249,27 @@ struct kd_gb_classify {
     }
 };
 
+// The level's references on both sides (the split writes the level's
+// references and these again), counted into *both (zeroed first): under a
+// memory cap the split's output is sized to that count.
+struct kd_gb_count_both {
+    const uint8_t *sides;
+    uint32_t *both;
+
+    __host__ __device__ void operator()(uint32_t i) const
+    {
+        const int straddles = sides[i] == (uint8_t)KD_SIDE_BOTH;
+#if defined(__CUDA_ARCH__)
+        // One atomic per warp (the map's last warp may be partial).
+        const unsigned active = __activemask(), set = __ballot_sync(active, straddles);
+        if (set && (threadIdx.x & 31u) == (unsigned)(__ffs(active) - 1))
+            atomicAdd(both, (uint32_t)__popc(set));
+#else
+        *both += (uint32_t)straddles;
+#endif
+    }
+};
+
 // What becomes of a split large node once the split's exact counts are known.
 struct kd_gb_plan {
     int leaf;

@@ -3,8 +3,10 @@
  * node, so a build whose medium and small stages run in batches of the
  * hand-over level's nodes gives the unbatched tree byte for byte, in any
  * batching (two batches, several, a node each); a build capped below its
- * unbatched peak runs in batches and stays under the cap; a cap too small
- * for the large stage fails cleanly. */
+ * unbatched peak runs in batches and stays under the cap; under a cap the
+ * large levels size their reference sets to counts, not bounds, so a cap
+ * the bounds would not fit builds; a cap too small for the large stage
+ * fails cleanly. */
 #include <string.h>
 
 #include "gpu_build.h"
@@ -62,6 +64,46 @@ static uint32_t check_capped(const char *name, const kd_mesh *mesh, const built 
     return part.prof.num_batches;
 }
 
+/* Under a cap the large stage's peak falls below its peak sized by bounds
+ * (an uncapped build's), the tree the same. A cap between the two gets past
+ * the large stage, which the same cap with the levels sized by bounds does
+ * not (what stops the build after it, if anything, is the batches' floor). */
+static kd_status build_capped(const kd_mesh *mesh, size_t cap, int bound_sizing, kd_error *err)
+{
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.max_device_bytes = cap;
+    o.hooks.large_bound_sizing = bound_sizing;
+    kd_tree tree;
+    memset(&tree, 0, sizeof tree);
+    kd_error_clear(err);
+    const kd_status st = kd_build_gpu_emulated(mesh, &o, &tree, NULL, err);
+    kd_tree_free(&tree);
+    return st;
+}
+
+static void check_large_tight(const char *name, const kd_mesh *mesh, const built *whole)
+{
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.max_device_bytes = (size_t)1 << 40; // a cap, but room for everything
+    built roomy;
+    if (!build(mesh, &o, &roomy))
+        return;
+    const uint64_t tight = roomy.prof.large_peak_device_bytes, bound = whole->prof.large_peak_device_bytes;
+    CHECK_MSG(gb_trees_equal(&whole->tree, &roomy.tree), "%s: levels sized to counts: another tree", name);
+    CHECK_MSG(tight > 0 && tight * 10 <= bound * 8, "%s: large stage peak %llu sized to counts, %llu by bounds",
+              name, (unsigned long long)tight, (unsigned long long)bound);
+    kd_tree_free(&roomy.tree);
+    const size_t cap = (size_t)(tight + (bound - tight) / 4);
+    kd_error err;
+    const kd_status st = build_capped(mesh, cap, 0, &err);
+    const char *large = "large stage (over every triangle) runs whole";
+    CHECK_MSG(st == KD_OK || strstr(err.message, large) == NULL, "%s: capped at %zu: %s", name, cap, err.message);
+    CHECK_MSG(build_capped(mesh, cap, 1, &err) == KD_ERR_DEVICE_OOM && strstr(err.message, large) != NULL,
+              "%s: levels sized by bounds under a cap of %zu: %s", name, cap, err.message);
+}
+
 static void check_scene(const char *name, const kd_mesh *mesh)
 {
     kd_gpu_build_options o;
@@ -88,6 +130,7 @@ static void check_scene(const char *name, const kd_mesh *mesh)
         most = n > most ? n : most;
     }
     CHECK_MSG(most >= 2, "%s: no cap down to 0.7 of the peak made batches", name);
+    check_large_tight(name, mesh, &whole);
     kd_tree_free(&whole.tree);
 }
 

@@ -5,8 +5,11 @@
  * builder sizes its buffers. --limit BYTES caps the builder's memory
  * (max_device_bytes; a build over it runs in batches), --batch-refs N
  * runs batches of at most N references of the hand-over level (the test
- * hook). A program, not a test:
- *   gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] SCENE...   (OBJ or PLY, gzip or not) */
+ * hook), --bound-sizing 1 sizes the large levels' reference sets by their
+ * bound under a cap too (the hook; the large stage's peak is printed). A
+ * program, not a test:
+ *   gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] [--bound-sizing 0|1] SCENE...
+ *   (OBJ or PLY, gzip or not) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +33,7 @@ static uint64_t tree_hash(const kd_tree *t)
     return fnv(h, t->leaf_indices, (size_t)t->num_leaf_indices * sizeof(uint32_t));
 }
 
-static int report(const char *path, size_t top, size_t limit, uint32_t batch_refs)
+static int report(const char *path, size_t top, size_t limit, uint32_t batch_refs, int bound_sizing)
 {
     kd_mesh mesh;
     kd_error err;
@@ -43,6 +46,7 @@ static int report(const char *path, size_t top, size_t limit, uint32_t batch_ref
     kd_gpu_build_options_default(&o);
     o.max_device_bytes = limit;
     o.hooks.batch_refs = batch_refs;
+    o.hooks.large_bound_sizing = bound_sizing;
     kd_gpu_builder *b = NULL;
     kd_gpu_build_profile prof;
     kd_tree tree;
@@ -67,6 +71,8 @@ static int report(const char *path, size_t top, size_t limit, uint32_t batch_ref
            "retries: small %u, medium %u, batches %u\n", path, mesh.num_triangles, (double)prof.peak_device_bytes / 1048576.0,
            (double)prof.peak_device_bytes / tris, (double)prof.device_bytes / 1048576.0, prof.num_small_roots,
            prof.num_small_retries, prof.num_medium_retries, prof.num_batches);
+    printf("  large stage: peak %.1f MiB (%.0f B/tri)\n", (double)prof.large_peak_device_bytes / 1048576.0,
+           (double)prof.large_peak_device_bytes / tris);
     printf("  tree: %u nodes, %u leaf refs, SAH %.4f, hash %016llx\n", tree.num_nodes, tree.num_leaf_indices,
            stats.sah_cost, (unsigned long long)tree_hash(&tree));
     kd_gb_buffer_bytes bufs[64];
@@ -84,7 +90,7 @@ int main(int argc, char **argv)
 {
     size_t top = 12, limit = 0;
     uint32_t batch_refs = 0;
-    int failed = 0, i = 1;
+    int failed = 0, i = 1, bound_sizing = 0;
     for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
         if (strcmp(argv[i], "--top") == 0)
             top = (size_t)strtoul(argv[i + 1], NULL, 10);
@@ -92,14 +98,17 @@ int main(int argc, char **argv)
             limit = (size_t)strtoull(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--batch-refs") == 0)
             batch_refs = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--bound-sizing") == 0)
+            bound_sizing = atoi(argv[i + 1]) != 0;
         else
             break;
     }
     if (i >= argc || strncmp(argv[i], "--", 2) == 0) {
-        fprintf(stderr, "usage: gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] SCENE...\n");
+        fprintf(stderr, "usage: gpu_build_memory [--top N] [--limit BYTES] [--batch-refs N] [--bound-sizing 0|1] "
+                        "SCENE...\n");
         return 2;
     }
     for (; i < argc; i++)
-        failed |= report(argv[i], top, limit, batch_refs);
+        failed |= report(argv[i], top, limit, batch_refs, bound_sizing);
     return failed;
 }
