@@ -125,6 +125,31 @@ static kd_status build(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
     return KD_OK;
 }
 
+// A capped build that found no room while it held an earlier build's
+// buffers (kept so that repeated builds reuse them) runs again without
+// them, as the builder's first build would.
+static kd_status build_under_cap(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
+{
+    const size_t kept =
+        b->bytes_held - kd_gb_own_bytes(&b->buf[KD_GB_MESH_POS]) - kd_gb_own_bytes(&b->buf[KD_GB_MESH_IDX]);
+    const kd_gb_build_state initial = *s;
+    const kd_status st = build(b, s, err);
+    if (st != KD_ERR_DEVICE_OOM || !b->cap_bytes || kept == 0)
+        return st;
+#if KD_DEVICE_CODE
+    if (!b->host)
+        (void)cudaStreamSynchronize(b->copy_stream); // a level's copy of the counts may still read them
+#endif
+    release_scratch(b);
+    kd_gb_peak_reset(b);
+    b->num_timed = 0;
+    b->num_step_marks = 0;
+    *s = initial;
+    memset(s->profile, 0, sizeof *s->profile);
+    kd_error_clear(err);
+    return build(b, s, err);
+}
+
 extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_options *opts,
                                           kd_gpu_build_profile *profile, kd_error *err)
 {
@@ -172,7 +197,7 @@ extern "C" kd_status kd_gb_build_resolved(kd_gpu_builder *b, const kd_gpu_build_
     }
 
     double t0 = now_ms();
-    kd_status st = build(b, &s, err);
+    kd_status st = build_under_cap(b, &s, err);
     prof->build_ms = now_ms() - t0;
 #if KD_DEVICE_CODE
     if (b->kernel_clock_on) {

@@ -104,6 +104,39 @@ static void check_large_tight(const char *name, const kd_mesh *mesh, const built
               "%s: levels sized by bounds under a cap of %zu: %s", name, cap, err.message);
 }
 
+/* Builds again on one builder under a cap: an earlier build's buffers,
+ * kept for reuse, must not make a build fail that a first build makes.
+ * Returns 0 where the first build did not fit the cap. */
+static int check_repeated(const char *name, const kd_mesh *mesh, const built *whole, size_t cap)
+{
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    o.max_device_bytes = cap;
+    kd_gpu_builder *b = NULL;
+    kd_error err;
+    kd_error_clear(&err);
+    kd_status st = kd_gpu_builder_create(&b, 1, &err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_set_mesh(b, mesh, &err);
+    for (int k = 0; k < 3 && st == KD_OK; k++) {
+        kd_gpu_build_profile prof;
+        kd_tree tree;
+        memset(&tree, 0, sizeof tree);
+        st = kd_gpu_builder_build(b, &o, &prof, &err);
+        if (k == 0 && st == KD_ERR_DEVICE_OOM)
+            break; // the cap is too small for any build
+        if (st == KD_OK)
+            st = kd_gpu_builder_download(b, &tree, &err);
+        CHECK_MSG(st == KD_OK, "%s: build %d capped at %zu: %s", name, k + 1, cap, err.message);
+        CHECK_MSG(st != KD_OK || (gb_trees_equal(&whole->tree, &tree) && prof.peak_device_bytes <= cap),
+                  "%s: build %d capped at %zu: another tree, or peak %llu", name, k + 1, cap,
+                  (unsigned long long)prof.peak_device_bytes);
+        kd_tree_free(&tree);
+    }
+    kd_gpu_builder_destroy(b);
+    return st == KD_OK;
+}
+
 static void check_scene(const char *name, const kd_mesh *mesh)
 {
     kd_gpu_build_options o;
@@ -131,6 +164,10 @@ static void check_scene(const char *name, const kd_mesh *mesh)
     }
     CHECK_MSG(most >= 2, "%s: no cap down to 0.7 of the peak made batches", name);
     check_large_tight(name, mesh, &whole);
+    int fitted = 0;
+    for (int tenths = 9; tenths >= 5; tenths--)
+        fitted += check_repeated(name, mesh, &whole, peak / 10 * (size_t)tenths);
+    CHECK_MSG(fitted >= 3, "%s: %d of 5 caps from 0.9 to 0.5 of the peak fit", name, fitted);
     kd_tree_free(&whole.tree);
 }
 
