@@ -144,6 +144,11 @@
 #endif
 
 /* ---- Output ------------------------------------------------------------------ */
+/* Small-stage waves a collapse launch decides, a thread per node of its upper
+ * one: more are fewer launches, against more work and divergence per thread. */
+#ifndef KD_GB_COLLAPSE_WAVES
+#define KD_GB_COLLAPSE_WAVES 3
+#endif
 /* A small-stage wave of fewer task slots than this is summed by walks up the
  * tree rather than a pass of its own (a launch costs more than its walks). */
 #ifndef KD_GB_WAVE_PASS_MIN
