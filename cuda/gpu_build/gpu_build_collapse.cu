@@ -8,7 +8,9 @@
 // down through those waves, each node from its children's results (a mask
 // leaf's from its record; below the launch's waves, what the launch before
 // stored for the next launch's upper wave), and stores its node's result
-// for the launch after. No thread waits for another and none walks the
+// for the launch after (where the deepest group of waves is few nodes, the
+// launch before takes it too, rather than a launch more).
+// No thread waits for another and none walks the
 // pool, where one launch with a walk up from every leaf would meet its
 // sibling at each parent through atomics and long dependent chains; each
 // node's box area is in its record, where the small stage left it (each
@@ -47,10 +49,8 @@ struct result {
 enum : uint32_t { NOT_STORED = 0 };
 static_assert(KD_GB_COLLAPSE_WAVES >= 1, "a collapse launch decides one wave at least");
 
-// One launch: a thread per slot of upper wave u (task slots from `first`),
-// which decides the node's subtree down to wave u + KD_GB_COLLAPSE_WAVES -
-// 1 and stores the node's result for the launch after.
-struct collapse_pass {
+// What every launch shares: the pool, the scratch and the rule's constants.
+struct collapse_args {
     kd_gb_pool_node *pool;
     const kd_gb_small_root *roots;
     double *cost;                // per pool slot: a stored result...
@@ -59,9 +59,6 @@ struct collapse_pass {
     uint32_t *stored;            // ...and whether there is one
     uint32_t pool_base, num_roots;
     double traversal, intersect;
-    uint32_t first;
-    uint32_t lo[KD_GB_COLLAPSE_WAVES + 1], hi[KD_GB_COLLAPSE_WAVES + 1]; // [d]: wave u + d's pool ids
-    int fresh;                   // whether the launch before stored wave u + KD_GB_COLLAPSE_WAVES
 
     // Pool id of the small stage's k-th slot: the roots first, then the
     // slots the stage appended.
@@ -92,20 +89,31 @@ struct collapse_pass {
         pool[p] = kd_gb_pool_record(KD_GB_POOL_LEAF_COLLAPSED, 0.0f, below.root, rp.a, uni, rp.parent, rp.depth);
         return {as_leaf, uni, node_area, below.root};
     }
+};
+
+// One launch: a thread per slot of upper wave u (task slots from `first`),
+// which decides the node's subtree down to wave u + LEVELS - 1 and stores
+// the node's result for the launch after.
+template <int LEVELS>
+struct collapse_pass {
+    collapse_args g;
+    uint32_t first;
+    uint32_t lo[LEVELS + 1], hi[LEVELS + 1]; // [d]: wave u + d's pool ids
+    int fresh;                               // whether the launch before stored wave u + LEVELS
 
     // A result stored by the launch before, or a mask leaf's; 0 where
     // node x has neither.
     __host__ __device__ int known(uint32_t x, result *r) const
     {
-        const uint32_t tag = fresh ? stored[x] : NOT_STORED;
+        const uint32_t tag = fresh ? g.stored[x] : NOT_STORED;
         if (tag & 1u) {
-            *r = {cost[x], members[x], area[x], tag >> 1};
+            *r = {g.cost[x], g.members[x], g.area[x], tag >> 1};
             return 1;
         }
-        const kd_gb_pool_node rx = pool[x];
+        const kd_gb_pool_node rx = g.pool[x];
         if (rx.kind != KD_GB_POOL_LEAF_MASK)
             return 0;
-        *r = leaf(rx);
+        *r = g.leaf(rx);
         return 1;
     }
 
@@ -122,34 +130,34 @@ struct collapse_pass {
     template <int D>
     __host__ __device__ int settle(uint32_t c, result *r) const
     {
-        if constexpr (D == KD_GB_COLLAPSE_WAVES) {
+        if constexpr (D == LEVELS) {
             return known(c, r);
         } else {
-            const kd_gb_pool_node rc = pool[c];
+            const kd_gb_pool_node rc = g.pool[c];
             if (rc.kind == KD_GB_POOL_LEAF_MASK) {
-                *r = leaf(rc);
+                *r = g.leaf(rc);
                 return 1;
             }
             result below, above;
             if (!children_in(rc, D + 1) || !settle<D + 1>(rc.a, &below) || !settle<D + 1>(rc.b, &above))
                 return 0;
-            *r = decide(c, rc, below, above);
+            *r = g.decide(c, rc, below, above);
             return 1;
         }
     }
 
     __host__ __device__ void operator()(uint32_t k) const
     {
-        const uint32_t i = slot_node(first + k);
+        const uint32_t i = g.slot_node(first + k);
         result r;
         if (!settle<0>(i, &r)) {
-            stored[i] = NOT_STORED;
+            g.stored[i] = NOT_STORED;
             return;
         }
-        cost[i] = r.cost;
-        members[i] = r.members;
-        area[i] = r.area;
-        stored[i] = r.root << 1 | 1u;
+        g.cost[i] = r.cost;
+        g.members[i] = r.members;
+        g.area[i] = r.area;
+        g.stored[i] = r.root << 1 | 1u;
     }
 };
 
@@ -164,6 +172,27 @@ void wave_ids(const kd_gb_build_state *s, uint32_t w, uint32_t *lo, uint32_t *hi
     }
 }
 
+// Task slots in wave w.
+uint32_t wave_slots(const kd_gb_build_state *s, uint32_t w)
+{
+    return s->small_wave_ends[w] - (w ? s->small_wave_ends[w - 1] : 0);
+}
+
+// The launch whose upper wave is u; fresh: the launch before stored wave
+// u + LEVELS.
+template <int LEVELS>
+kd_status launch(kd_gpu_builder *b, const kd_gb_build_state *s, const collapse_args &g, uint32_t u, int fresh,
+                 kd_error *err)
+{
+    collapse_pass<LEVELS> p;
+    p.g = g;
+    p.first = u ? s->small_wave_ends[u - 1] : 0;
+    for (uint32_t d = 0; d <= LEVELS; d++)
+        wave_ids(s, u + d, &p.lo[d], &p.hi[d]);
+    p.fresh = fresh;
+    return kd_gb_map(b, s->small_wave_ends[u] - p.first, p, "collapse: subtrees that do not pay", err);
+}
+
 } // namespace
 
 kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *cost, unsigned long long *members,
@@ -174,28 +203,33 @@ kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *
     if (s->num_small_roots == 0 || s->num_small_roots >= (1u << 31) || s->num_small_waves < 2 ||
         s->opts->hooks.keep_subtrees)
         return KD_OK;
-    collapse_pass p;
-    p.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
-    p.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
-    p.cost = cost;
-    p.members = members;
-    p.area = area;
-    p.stored = stored;
-    p.pool_base = s->small_pool_base;
-    p.num_roots = s->num_small_roots;
-    p.traversal = (double)s->opts->params.traversal_cost;
-    p.intersect = (double)s->opts->params.intersect_cost;
-    // The upper waves from the one the last launch's subtrees reach the
-    // last wave from (whose nodes are leaves) down to the roots'.
+    collapse_args g;
+    g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
+    g.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
+    g.cost = cost;
+    g.members = members;
+    g.area = area;
+    g.stored = stored;
+    g.pool_base = s->small_pool_base;
+    g.num_roots = s->num_small_roots;
+    g.traversal = (double)s->opts->params.traversal_cost;
+    g.intersect = (double)s->opts->params.intersect_cost;
+    // The launches' upper waves are multiples of `levels`, so that the last
+    // is the roots'; the first is the one that reaches the last wave with
+    // splits (W - 2). The small stage ends in waves of few nodes: where
+    // that first group is few, the launch before takes it too, its threads
+    // a little more work each rather than a launch more.
     const uint32_t levels = KD_GB_COLLAPSE_WAVES;
-    const uint32_t top = (s->num_small_waves - 2u) / levels * levels;
-    for (uint32_t u = top;; u -= levels) {
-        p.first = u ? s->small_wave_ends[u - 1] : 0;
-        for (uint32_t d = 0; d <= levels; d++)
-            wave_ids(s, u + d, &p.lo[d], &p.hi[d]);
-        p.fresh = u != top;
-        KD_TRY(kd_gb_map(b, s->small_wave_ends[u] - p.first, p, "collapse: subtrees that do not pay", err));
-        if (u == 0)
-            return KD_OK;
+    uint32_t u = (s->num_small_waves - 2u) / levels * levels;
+    if (u >= levels && wave_slots(s, u) < KD_GB_COLLAPSE_TAIL_MAX) {
+        u -= levels;
+        KD_TRY(launch<2 * KD_GB_COLLAPSE_WAVES>(b, s, g, u, 0, err));
+    } else {
+        KD_TRY(launch<KD_GB_COLLAPSE_WAVES>(b, s, g, u, 0, err));
     }
+    while (u > 0) {
+        u -= levels;
+        KD_TRY(launch<KD_GB_COLLAPSE_WAVES>(b, s, g, u, 1, err));
+    }
+    return KD_OK;
 }

@@ -4,8 +4,9 @@
 // wave's children in the slots after the wave before, two adjacent slots a
 // split. Every record must come out as the recursion says (kept, or a
 // collapsed leaf of its union naming its small root), whatever the scratch
-// held before, for waves from 1 to many (so every launch grouping of
-// KD_GB_COLLAPSE_WAVES meets every remainder). Pools of another shape (a
+// held before, for waves from 1 to many (so that the launches, a group of
+// KD_GB_COLLAPSE_WAVES waves each, meet every remainder of the count, with
+// a deeper first launch and without). Pools of another shape (a
 // child outside the next wave, children apart, a leaf that is no mask) must
 // end, keeping the node of that shape and every node above it. Host code
 // only (label cpu); the device runs the same code.
