@@ -67,12 +67,13 @@ KD_GB_HD int kd_gb_dropped_child(const kd_gb_pool_node &parent, uint32_t i)
     return parent.kind == KD_GB_POOL_LEAF_COLLAPSED && (i == parent.b || i == parent.b + 1u);
 }
 
-// Decides and applies the rule over the small stage's slots, in one pass
-// from the leaves up (a memset and a launch). The four arrays (a word of
-// each per pool slot, arrivals 32-bit) are the output stage's scratch, which
-// it writes anew afterwards; on return a subtree that did not pay is a
+// Decides and applies the rule over the small stage's slots, from the
+// leaves up, a launch per KD_GB_COLLAPSE_WAVES of its waves. The four arrays
+// (a word of each per pool slot, `stored` 32-bit; what they hold before
+// does not matter) are the output stage's scratch, which it writes anew
+// afterwards; on return a subtree that did not pay is a
 // KD_GB_POOL_LEAF_COLLAPSED leaf of its leaves' references.
 kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *cost, unsigned long long *members,
-                         double *area, uint32_t *arrivals, kd_error *err);
+                         double *area, uint32_t *stored, kd_error *err);
 
 #endif
