@@ -118,7 +118,7 @@ static int check_repeated(const char *name, const kd_mesh *mesh, const built *wh
     kd_status st = kd_gpu_builder_create(&b, 1, &err);
     if (st == KD_OK)
         st = kd_gpu_builder_set_mesh(b, mesh, &err);
-    for (int k = 0; k < 3 && st == KD_OK; k++) {
+    for (int k = 0; k < 2 && st == KD_OK; k++) {
         kd_gpu_build_profile prof;
         kd_tree tree;
         memset(&tree, 0, sizeof tree);
