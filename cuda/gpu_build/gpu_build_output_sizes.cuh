@@ -117,41 +117,38 @@ struct size_pass {
     size_args g;
     kd_gb_wave_group<LEVELS> at;
 
-    // The sizes of node c of wave u + D; 0 where the pool is corrupt.
+    // The sizes of node c of wave u + D; no nodes where the pool is corrupt
+    // (a subtree has one at least).
     template <int D>
-    __host__ __device__ int settle(uint32_t c, subtree_size *r) const
+    __host__ __device__ subtree_size settle(uint32_t c) const
     {
         const size_walk &w = g.walk;
         if constexpr (D == LEVELS) {
-            if (at.fresh) {
-                *r = w.sizes[c];
-                return 1;
-            }
+            if (at.fresh)
+                return w.sizes[c];
         }
         const kd_gb_pool_node rc = w.pool[c];
-        if (rc.kind >= 3) {
-            *r = leaf_size(rc);
-            return 1;
-        }
+        if (rc.kind >= 3)
+            return leaf_size(rc);
         if constexpr (D < LEVELS) {
-            subtree_size below, above;
-            if (rc.a >= at.lo[D + 1] && rc.a < at.hi[D + 1] && rc.b >= at.lo[D + 1] && rc.b < at.hi[D + 1] &&
-                settle<D + 1>(rc.a, &below) && settle<D + 1>(rc.b, &above)) {
+            if (rc.a >= at.lo[D + 1] && rc.a < at.hi[D + 1] && rc.b >= at.lo[D + 1] && rc.b < at.hi[D + 1]) {
+                const subtree_size below = settle<D + 1>(rc.a), above = settle<D + 1>(rc.b);
+                if (below.nodes == 0 || above.nodes == 0)
+                    return {0, 0};
                 w.below[c] = below;
-                *r = {(uint32_t)saturate_size(1ull + below.nodes + above.nodes),
-                      (uint32_t)saturate_size((unsigned long long)below.refs + above.refs)};
-                return 1;
+                return {(uint32_t)saturate_size(1ull + below.nodes + above.nodes),
+                        (uint32_t)saturate_size((unsigned long long)below.refs + above.refs)};
             }
         }
         *w.broken = 1;
-        return 0;
+        return {0, 0};
     }
 
     __host__ __device__ void operator()(uint32_t k) const
     {
         const uint32_t i = g.slots.node(at.first + k);
-        subtree_size r;
-        if (!settle<0>(i, &r))
+        const subtree_size r = settle<0>(i);
+        if (r.nodes == 0)
             return;
         g.walk.sizes[i] = r;
         // A small root that split walks on up (one that stayed a leaf walks
