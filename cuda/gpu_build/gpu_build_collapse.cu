@@ -9,8 +9,7 @@
 // leaf's from its record; below the launch's waves, what the launch before
 // stored for the next launch's upper wave), and stores its node's result
 // for the launch after (where the deepest group of waves is few nodes, the
-// launch before takes it too, rather than a launch more; the groups are
-// gpu_build_waves.cuh's, which the output stage's subtree sizes share).
+// launch before takes it too, rather than a launch more).
 // No thread waits for another and none walks the
 // pool, where one launch with a walk up from every leaf would meet its
 // sibling at each parent through atomics and long dependent chains; each
@@ -32,7 +31,6 @@
 // Costs are doubles in round-to-nearest steps without contraction, so the
 // device and the host emulation decide alike.
 #include "gpu_build_collapse.cuh"
-#include "gpu_build_waves.cuh"
 
 namespace {
 
@@ -49,16 +47,25 @@ struct result {
 // Per slot of a launch's upper wave: its small root << 1 | 1 where its
 // result is stored, else NOT_STORED (a node of another shape).
 enum : uint32_t { NOT_STORED = 0 };
+static_assert(KD_GB_COLLAPSE_WAVES >= 1, "a collapse launch decides one wave at least");
 
 // What every launch shares: the pool, the scratch and the rule's constants.
 struct collapse_args {
     kd_gb_pool_node *pool;
-    kd_gb_small_slots slots;
+    const kd_gb_small_root *roots;
     double *cost;                // per pool slot: a stored result...
     unsigned long long *members;
     double *area;
     uint32_t *stored;            // ...and whether there is one
+    uint32_t pool_base, num_roots;
     double traversal, intersect;
+
+    // Pool id of the small stage's k-th slot: the roots first, then the
+    // slots the stage appended.
+    __host__ __device__ uint32_t slot_node(uint32_t k) const
+    {
+        return k < num_roots ? roots[k].pool_id : pool_base + (k - num_roots);
+    }
 
     __host__ __device__ result leaf(const kd_gb_pool_node &n) const
     {
@@ -84,19 +91,21 @@ struct collapse_args {
     }
 };
 
-// One launch: a thread per slot of upper wave u (task slots from `at.first`),
+// One launch: a thread per slot of upper wave u (task slots from `first`),
 // which decides the node's subtree down to wave u + LEVELS - 1 and stores
 // the node's result for the launch after.
 template <int LEVELS>
 struct collapse_pass {
     collapse_args g;
-    kd_gb_wave_group<LEVELS> at;
+    uint32_t first;
+    uint32_t lo[LEVELS + 1], hi[LEVELS + 1]; // [d]: wave u + d's pool ids
+    int fresh;                               // whether the launch before stored wave u + LEVELS
 
     // A result stored by the launch before, or a mask leaf's; 0 where
     // node x has neither.
     __host__ __device__ int known(uint32_t x, result *r) const
     {
-        const uint32_t tag = at.fresh ? g.stored[x] : NOT_STORED;
+        const uint32_t tag = fresh ? g.stored[x] : NOT_STORED;
         if (tag & 1u) {
             *r = {g.cost[x], g.members[x], g.area[x], tag >> 1};
             return 1;
@@ -112,7 +121,7 @@ struct collapse_pass {
     // u + d's pool ids.
     __host__ __device__ int children_in(const kd_gb_pool_node &n, int d) const
     {
-        return n.kind < 3 && n.b == n.a + 1u && n.a >= at.lo[d] && n.b < at.hi[d];
+        return n.kind < 3 && n.b == n.a + 1u && n.a >= lo[d] && n.b < hi[d];
     }
 
     // The result of node c of wave u + d: a mask leaf's, or decided from
@@ -139,7 +148,7 @@ struct collapse_pass {
 
     __host__ __device__ void operator()(uint32_t k) const
     {
-        const uint32_t i = g.slots.node(at.first + k);
+        const uint32_t i = g.slot_node(first + k);
         result r;
         if (!settle<0>(i, &r)) {
             g.stored[i] = NOT_STORED;
@@ -151,6 +160,38 @@ struct collapse_pass {
         g.stored[i] = r.root << 1 | 1u;
     }
 };
+
+// Pool ids [*lo, *hi) of wave w's slots; none for the roots' wave or past
+// the last.
+void wave_ids(const kd_gb_build_state *s, uint32_t w, uint32_t *lo, uint32_t *hi)
+{
+    *lo = *hi = 0;
+    if (w > 0 && w < s->num_small_waves) {
+        *lo = s->small_pool_base + (s->small_wave_ends[w - 1] - s->num_small_roots);
+        *hi = s->small_pool_base + (s->small_wave_ends[w] - s->num_small_roots);
+    }
+}
+
+// Task slots in wave w.
+uint32_t wave_slots(const kd_gb_build_state *s, uint32_t w)
+{
+    return s->small_wave_ends[w] - (w ? s->small_wave_ends[w - 1] : 0);
+}
+
+// The launch whose upper wave is u; fresh: the launch before stored wave
+// u + LEVELS.
+template <int LEVELS>
+kd_status launch(kd_gpu_builder *b, const kd_gb_build_state *s, const collapse_args &g, uint32_t u, int fresh,
+                 kd_error *err)
+{
+    collapse_pass<LEVELS> p;
+    p.g = g;
+    p.first = u ? s->small_wave_ends[u - 1] : 0;
+    for (uint32_t d = 0; d <= LEVELS; d++)
+        wave_ids(s, u + d, &p.lo[d], &p.hi[d]);
+    p.fresh = fresh;
+    return kd_gb_map(b, s->small_wave_ends[u] - p.first, p, "collapse: subtrees that do not pay", err);
+}
 
 } // namespace
 
@@ -164,12 +205,31 @@ kd_status kd_gb_collapse(kd_gpu_builder *b, const kd_gb_build_state *s, double *
         return KD_OK;
     collapse_args g;
     g.pool = kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL);
-    g.slots = {kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), s->small_pool_base, s->num_small_roots};
+    g.roots = kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS);
     g.cost = cost;
     g.members = members;
     g.area = area;
     g.stored = stored;
+    g.pool_base = s->small_pool_base;
+    g.num_roots = s->num_small_roots;
     g.traversal = (double)s->opts->params.traversal_cost;
     g.intersect = (double)s->opts->params.intersect_cost;
-    return kd_gb_wave_groups<collapse_pass>(b, s, g, "collapse: subtrees that do not pay", err);
+    // The launches' upper waves are multiples of `levels`, so that the last
+    // is the roots'; the first is the one that reaches the last wave with
+    // splits (W - 2). The small stage ends in waves of few nodes: where
+    // that first group is few, the launch before takes it too, its threads
+    // a little more work each rather than a launch more.
+    const uint32_t levels = KD_GB_COLLAPSE_WAVES;
+    uint32_t u = (s->num_small_waves - 2u) / levels * levels;
+    if (u >= levels && wave_slots(s, u) < KD_GB_COLLAPSE_TAIL_MAX) {
+        u -= levels;
+        KD_TRY(launch<2 * KD_GB_COLLAPSE_WAVES>(b, s, g, u, 0, err));
+    } else {
+        KD_TRY(launch<KD_GB_COLLAPSE_WAVES>(b, s, g, u, 0, err));
+    }
+    while (u > 0) {
+        u -= levels;
+        KD_TRY(launch<KD_GB_COLLAPSE_WAVES>(b, s, g, u, 1, err));
+    }
+    return KD_OK;
 }

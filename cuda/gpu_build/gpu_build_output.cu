@@ -1,23 +1,20 @@
 // Output: the node pool (every node once, in no particular order) becomes
 // the shared tree format, depth-first with the below child next.
 //  1. Subtree sizes (nodes and leaf references), bottom up. The small
-//     stage's nodes (most of the tree) a launch per group of its waves, as
-//     the collapse decides them (gpu_build_waves.cuh): a thread per node of
-//     the group's upper wave sums the node's subtree down through the group,
-//     its children lying in the next wave, from the sizes the launch before
-//     stored for the wave below: plain loads, no atomics, no walks. Above
-//     them every upper stages' leaf and every small root walks towards the
-//     root; at each parent the first child to arrive stops and the second
-//     sums both. Each child adds its sizes and an arrival to one 64-bit word
-//     of the parent with one atomic, so the second learns its sibling's
-//     sizes from the atomic's old value: no other memory passes between
-//     them, and no fence is needed. (Walking up from every leaf of the
-//     whole tree would cost many 64-bit atomics.) Whoever sums an interior
-//     node also keeps its below child's sizes at the node's own index,
-//     which is all the placement needs of them. The upper leaves' launch
-//     also zeroes every slot's place word and has every small-stage slot
-//     check that its parent names it (the groups only follow children
-//     down), so no launch of its own does.
+//     stage's nodes (most of the tree) a wave at a time from the last, each
+//     summing its children's, which lie in the next wave: plain loads, no
+//     atomics. Above them (and in the small waves before and after the
+//     large ones, where a launch per wave would cost more), every leaf and
+//     every small root walks towards the root; at each parent the first
+//     child to arrive stops and the second sums both. Each child adds its
+//     sizes and an arrival to one 64-bit word of the parent with one
+//     atomic, so the second learns its sibling's sizes from the atomic's
+//     old value: no other memory passes between them, and no fence is
+//     needed. (Walking up from every leaf of the whole tree would cost many
+//     64-bit atomics.) Whoever sums an interior node
+//     also keeps its below child's sizes at the node's own index, which is
+//     all the placement needs of them; and each slot's place word is zeroed
+//     by the thread that passes it here, so no launch of its own does.
 //  2. Each node's preorder address and first leaf reference, top-down: a
 //     below child sits right after its parent, an above child after the
 //     whole below subtree, and likewise for leaf references (the scan over
@@ -39,10 +36,9 @@
 // room, else in memory of their own.
 // Before step 1 the collapse rule (gpu_build_collapse.cu) turns the small
 // subtrees that do not pay into leaves, in the scratch these steps use. The
-// slots under such a leaf are dropped on the way: step 1 counts it as a leaf
-// (a group's threads that start under it sum what nothing reads), and step 2
-// publishes a dropped place to its old children, which pass it on to theirs
-// and write nothing.
+// slots under such a leaf are dropped on the way: step 1 ends a walk or a
+// sum where it meets the leaf, and step 2 publishes a dropped place to its
+// old children, which pass it on to theirs and write nothing.
 #include "gpu_build_collapse.cuh"
 #include "gpu_build_common.cuh"
 #include "gpu_build_output_sizes.cuh"
@@ -63,9 +59,9 @@ enum : unsigned long long { PLACE_DROPPED = ~0ull };
 // child reads only its own word (its parent's record and its sibling's
 // sizes stay with the parent, which has them at hand). Blocks start in index
 // order, so the parent a thread waits on is running or done, and the wait
-// ends (the sizes pass has checked that every upper leaf's and small root's
-// ancestors, and the parent of every small-stage slot, come before and name
-// their children; where it found otherwise, nothing is placed); on the
+// ends (the sizes pass has checked that every leaf's ancestors, and the
+// parent of every node in a wave with a pass of its own, come before and
+// name their children; where it found otherwise, nothing is placed); on the
 // host the slots simply go in order. A place past the output arrays (which
 // sound sizes never give) is not written and marks the pool corrupt (in a
 // flag of its own: the one read first must not change while threads wait),
@@ -212,22 +208,66 @@ kd_status ensure_output_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, k
     return kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, 1, 0, 1, err);
 }
 
-// Subtree sizes bottom up: the small stage's waves a group per launch (the
-// roots' group walking on up), then the upper stages' leaves walking up with
-// every slot's place word zeroed, and the total. Only the walks' parents,
-// the upper stages' nodes, take arrivals.
+// The small stage's waves as pool ranges: wave w holds task slots
+// [ends[w - 1], ends[w]) (wave 0 the roots, whose pool ids are the upper
+// stages'); task slot t past the roots is pool id small_pool_base + t -
+// num_small_roots. Waves [head, tail) (from 1) have at least
+// KD_GB_WAVE_PASS_MIN slots and get a pass each; the small ones around them
+// are walked up, a launch for each side (a pass costs a launch, a walk its
+// atomics); tail == head == 1: no wave is large, one walk for them all.
+struct wave_plan {
+    const kd_gb_build_state *s;
+    uint32_t num_waves, num_roots, head, tail;
+
+    uint32_t pool_id(uint32_t slot) const { return s->small_pool_base + (slot - num_roots); }
+    uint32_t first(uint32_t w) const { return pool_id(w ? s->small_wave_ends[w - 1] : num_roots); }
+    uint32_t end(uint32_t w) const { return pool_id(s->small_wave_ends[w < num_waves ? w : num_waves - 1]); }
+};
+
+wave_plan wave_plan_of(const kd_gb_build_state *s)
+{
+    wave_plan p = {s, s->num_small_waves, s->num_small_roots, 1, 1};
+    for (uint32_t w = 1; w < p.num_waves; w++) {
+        if (s->small_wave_ends[w] - s->small_wave_ends[w - 1] >= KD_GB_WAVE_PASS_MIN) {
+            p.head = p.tail == 1 ? w : p.head;
+            p.tail = w + 1;
+        }
+    }
+    return p;
+}
+
+// Subtree sizes bottom up: the waves after the passes walked, the large
+// waves a pass each, the waves before them walked (or the roots summed),
+// then every node above the small stage, and the total.
 kd_status subtree_sizes(kd_gpu_builder *b, const kd_gb_build_state *s, const size_walk &walk, kd_error *err)
 {
-    const int small = s->num_small_roots > 0 && s->num_small_waves > 0;
-    const uint32_t upper_end = small ? s->small_pool_base : walk.num_nodes;
-    KD_TRY(kd_gb_memset(b, walk.arrivals, 0, 8 * (size_t)upper_end, err));
-    if (small) {
-        const size_args g = {walk, {kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), s->small_pool_base,
-                                    s->num_small_roots}};
-        KD_TRY(kd_gb_wave_groups<size_pass>(b, s, g, "subtree sizes (small-stage waves)", err));
+    const wave_plan p = wave_plan_of(s);
+    const uint32_t num_nodes = walk.num_nodes;
+    // Only a walk's parents take arrivals: those before the first wave with
+    // a pass and from the first walked after them (the passes' own slots,
+    // most of a large tree, are left as they are).
+    const uint32_t passes_begin = p.tail > p.head ? p.first(p.head) : num_nodes;
+    const uint32_t passes_end = p.tail > p.head ? p.first(p.tail) : num_nodes;
+    KD_TRY(kd_gb_zero2(b, reinterpret_cast<uint32_t *>(walk.arrivals), 8 * (size_t)passes_begin,
+                       reinterpret_cast<uint32_t *>(walk.arrivals + passes_end), 8 * (size_t)(num_nodes - passes_end),
+                       err));
+    if (p.num_waves > p.tail) {
+        wave_walk tw = {walk, p.first(p.tail), 0, 0, p.first(p.tail)};
+        KD_TRY(kd_gb_map(b, p.end(p.num_waves - 1) - tw.first, tw, "subtree sizes (small waves, last)", err));
     }
-    upper_sizes us = {walk, upper_end};
-    KD_TRY(kd_gb_map(b, walk.num_nodes, us, "subtree sizes", err));
+    for (uint32_t w = p.tail; w-- > p.head;) {
+        wave_sizes ws = {walk, p.first(w), p.end(w), p.end(w + 1)};
+        KD_TRY(kd_gb_map(b, p.end(w) - ws.first, ws, "subtree sizes (small-stage wave)", err));
+    }
+    if (p.head > 1) {
+        wave_walk hw = {walk, p.first(1), p.end(p.head - 1), p.end(p.head), 0};
+        KD_TRY(kd_gb_map(b, p.end(p.head - 1) - hw.first, hw, "subtree sizes (small waves, first)", err));
+    } else if (p.num_waves) {
+        root_sizes rs = {walk, kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), p.first(1), p.end(1)};
+        KD_TRY(kd_gb_map(b, p.num_roots, rs, "subtree sizes (small roots)", err));
+    }
+    upper_sizes us = {walk};
+    KD_TRY(kd_gb_map(b, p.num_waves ? s->small_pool_base : num_nodes, us, "subtree sizes", err));
     total_refs total = {walk.sizes, kd_gb_ptr<kd_gb_scalars>(b, KD_GB_SCALARS)};
     return kd_gb_map(b, 1, total, "total leaf references", err);
 }
@@ -305,11 +345,6 @@ kd_status finish_output(kd_gpu_builder *b, const kd_gb_build_state *s, const kd_
 }
 
 } // namespace
-
-kd_status kd_gb_output_sizes(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err)
-{
-    return subtree_sizes(b, s, size_walk_of(b, s), err);
-}
 
 kd_status kd_gb_stage_output(kd_gpu_builder *b, kd_gb_build_state *s, kd_error *err)
 {

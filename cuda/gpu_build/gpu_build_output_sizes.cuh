@@ -1,15 +1,10 @@
 // Output step 1, the subtree sizes: the per-element code of gpu_build_output.cu
 // (whose head describes the steps), apart so that each file reads at once.
-// The small stage's nodes, most of the tree, are summed a group of waves per
-// launch without atomics (as the collapse decides them); only the walks from
-// the small roots and the upper stages' leaves up meet at parents through
-// atomics, over the upper stages' nodes, a small part of the pool.
 #ifndef KD_GPU_BUILD_OUTPUT_SIZES_CUH
 #define KD_GPU_BUILD_OUTPUT_SIZES_CUH
 
 #include "gpu_build_collapse.cuh"
 #include "gpu_build_common.cuh"
-#include "gpu_build_waves.cuh"
 
 namespace {
 
@@ -35,9 +30,9 @@ __host__ __device__ __forceinline__ unsigned long long saturate_size(unsigned lo
     return x < SIZE_FIELD ? x : SIZE_FIELD;
 }
 
-// The walk up from node i (an upper stages' leaf, or a small root), whose
-// sizes are known, adding them to its ancestors' until a parent is waiting
-// for its other child. A path longer than the depth cap, a parent after its child
+// The walk up from node i, whose sizes are known (see the top of this
+// file), adding them to its ancestors' until a parent is waiting for its
+// other child. A path longer than the depth cap, a parent after its child
 // or one that does not name the node as a child: the pool is corrupt (the
 // placement would wait for a place no parent publishes, or for one
 // published after it).
@@ -51,10 +46,12 @@ struct size_walk {
     unsigned long long *arrivals; // per node: what its first child added
     unsigned long long *places;   // per node: zeroed here for the placement
 
-    // Each step loads the next parent's record before its atomic on this
-    // one, so that a level costs one wait, not two (the walk is a chain as
-    // long as the upper tree is deep).
-    __host__ __device__ void up(uint32_t x, unsigned long long nodes, unsigned long long refs) const
+    // Stops below pool id `stop` (a parent there is summed otherwise). Each
+    // step loads the next parent's record before its atomic on this one,
+    // so that a level costs one wait, not two (the upper nodes' walk is a
+    // chain as long as the upper tree is deep).
+    __host__ __device__ void up(uint32_t x, unsigned long long nodes, unsigned long long refs,
+                                uint32_t stop = 0) const
     {
         uint32_t p = pool[x].parent;
         kd_gb_pool_node rp = {};
@@ -67,6 +64,8 @@ struct size_walk {
                 *broken = 1;
                 return;
             }
+            if (p < stop)
+                return;
             const uint32_t g = rp.parent;
             kd_gb_pool_node rg = {};
             if (g < num_nodes)
@@ -90,100 +89,120 @@ struct size_walk {
             rp = rg;
         }
     }
-};
 
-// A leaf's sizes, from its record.
-__host__ __device__ __forceinline__ subtree_size leaf_size(const kd_gb_pool_node &n)
-{
-    return {1u, (uint32_t)saturate_size(leaf_count(n))};
-}
-
-// The small stage's nodes, a launch per group of its waves
-// (gpu_build_waves.cuh): a thread per node of the group's upper wave u sums
-// the node's subtree down through the group, each interior node from its
-// children in the next wave, and keeps its below child's sizes at the
-// node's index for the placement; below the group, the sizes the launch
-// before stored for its upper wave. It stores its node's sizes, and a small
-// root that split walks on up into the upper stages' nodes. No atomics: only
-// the walks from the roots up meet at parents. Children outside the next
-// wave: the pool is corrupt.
-struct size_args {
-    size_walk walk;
-    kd_gb_small_slots slots;
-};
-
-template <int LEVELS>
-struct size_pass {
-    size_args g;
-    kd_gb_wave_group<LEVELS> at;
-
-    // The sizes of node c of wave u + D; no nodes where the pool is corrupt
-    // (a subtree has one at least).
-    template <int D>
-    __host__ __device__ subtree_size settle(uint32_t c) const
+    // A node's sizes from its own record (a leaf) or its children's (which
+    // must lie in [lo, hi), where their sizes are known); 0 where the pool
+    // is corrupt.
+    __host__ __device__ int own(uint32_t i, const kd_gb_pool_node &node, uint32_t lo, uint32_t hi,
+                                unsigned long long *nodes, unsigned long long *refs) const
     {
-        const size_walk &w = g.walk;
-        if constexpr (D == LEVELS) {
-            if (at.fresh)
-                return w.sizes[c];
-        }
-        const kd_gb_pool_node rc = w.pool[c];
-        if (rc.kind >= 3)
-            return leaf_size(rc);
-        if constexpr (D < LEVELS) {
-            if (rc.a >= at.lo[D + 1] && rc.a < at.hi[D + 1] && rc.b >= at.lo[D + 1] && rc.b < at.hi[D + 1]) {
-                const subtree_size below = settle<D + 1>(rc.a), above = settle<D + 1>(rc.b);
-                if (below.nodes == 0 || above.nodes == 0)
-                    return {0, 0};
-                w.below[c] = below;
-                return {(uint32_t)saturate_size(1ull + below.nodes + above.nodes),
-                        (uint32_t)saturate_size((unsigned long long)below.refs + above.refs)};
+        if (node.kind >= 3) {
+            *nodes = 1;
+            *refs = saturate_size(leaf_count(node));
+        } else {
+            if (node.a < lo || node.a >= hi || node.b < lo || node.b >= hi) {
+                *broken = 1;
+                return 0;
             }
+            const subtree_size a = sizes[node.a], b = sizes[node.b];
+            *nodes = saturate_size(1ull + a.nodes + b.nodes);
+            *refs = saturate_size((unsigned long long)a.refs + b.refs);
+            below[i] = a;
         }
-        *w.broken = 1;
-        return {0, 0};
+        sizes[i] = {(uint32_t)*nodes, (uint32_t)*refs};
+        return 1;
     }
 
-    __host__ __device__ void operator()(uint32_t k) const
+    // Starts a walk at node i where its sizes are known: a leaf, or an
+    // interior node whose children lie in [lo, hi). Others (summed on the
+    // way up) start none.
+    __host__ __device__ void start(uint32_t i, uint32_t lo, uint32_t hi, uint32_t stop = 0) const
     {
-        const uint32_t i = g.slots.node(at.first + k);
-        const subtree_size r = settle<0>(i);
-        if (r.nodes == 0)
+        const kd_gb_pool_node node = pool[i];
+        if (node.kind < 3 && (node.a < lo || node.a >= hi))
             return;
-        g.walk.sizes[i] = r;
-        // A small root that split walks on up (one that stayed a leaf walks
-        // with the upper stages' leaves).
-        if (at.first == 0 && g.walk.pool[i].kind < 3)
-            g.walk.up(i, r.nodes, r.refs);
+        unsigned long long nodes, refs;
+        if (own(i, node, lo, hi, &nodes, &refs))
+            up(i, nodes, refs, stop);
     }
 };
 
-// Every pool slot's place word zeroed for the placement. The upper stages'
-// leaves walk up (their interior nodes are summed by the last child to
-// arrive); every small-stage slot checks that its parent names it, so that
-// the placement reaches it (the groups' threads only follow children down).
+// The large and medium stages' nodes: every leaf walks up (interior nodes
+// are summed by the last child to arrive).
 struct upper_sizes {
     size_walk walk;
-    uint32_t upper_end; // the upper stages' slots: [0, upper_end)
 
     __host__ __device__ void operator()(uint32_t i) const
     {
         walk.places[i] = 0;
+        walk.start(i, 0, 0);
+    }
+};
+
+// The small stage's nodes after its roots, a wave at a time from the last,
+// without atomics: a node's children lie in the next wave (pool ids [lo,
+// hi)), whose sizes are known. Each node checks that its parent names it,
+// so that the placement reaches it.
+struct wave_sizes {
+    size_walk walk;
+    uint32_t first; // pool id of the wave's first slot
+    uint32_t lo, hi;
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        const uint32_t i = first + k;
+        walk.places[i] = 0;
         const kd_gb_pool_node node = walk.pool[i];
-        if (i < upper_end) {
-            if (node.kind >= 3) {
-                const subtree_size own = leaf_size(node);
-                walk.sizes[i] = own;
-                walk.up(i, own.nodes, own.refs);
-            }
-            return;
-        }
         const uint32_t p = node.parent;
         if (p != KD_GB_NONE && p < i && kd_gb_dropped_child(walk.pool[p], i))
             return; // under a subtree that became a leaf: no node
         if (p == KD_GB_NONE || p >= i || walk.pool[p].kind >= 3 ||
-            (walk.pool[p].a != i && walk.pool[p].b != i))
+            (walk.pool[p].a != i && walk.pool[p].b != i)) {
             *walk.broken = 1;
+            return;
+        }
+        unsigned long long nodes, refs;
+        walk.own(i, node, lo, hi, &nodes, &refs);
+    }
+};
+
+// Small-stage waves too small to be worth a pass each (pool ids from
+// `first`), walked up like the upper nodes: every leaf walks; an interior
+// node whose children lie in [lo, hi), the first wave with a pass of its
+// own, starts a walk with its sizes from theirs; the rest are summed on the
+// way. The waves after the last pass (tail) stop below their first node
+// (`stop`: what lies above is summed by the passes); those before the first
+// pass (head) walk on through the roots into the upper nodes.
+struct wave_walk {
+    size_walk walk;
+    uint32_t first;
+    uint32_t lo, hi, stop;
+
+    __host__ __device__ void operator()(uint32_t k) const
+    {
+        walk.places[first + k] = 0;
+        walk.start(first + k, lo, hi, stop);
+    }
+};
+
+// The small roots that split, when wave 1 has a pass (or is walked up to
+// them): sizes from their children (pool ids [lo, hi)), then a walk up into
+// the upper nodes; a root that stayed a leaf is one of the upper pass's
+// leaves.
+struct root_sizes {
+    size_walk walk;
+    const kd_gb_small_root *roots;
+    uint32_t lo, hi;
+
+    __host__ __device__ void operator()(uint32_t r) const
+    {
+        const uint32_t i = roots[r].pool_id;
+        const kd_gb_pool_node node = walk.pool[i];
+        if (node.kind >= 3)
+            return;
+        unsigned long long nodes, refs; // children outside [lo, hi): the pool is corrupt
+        if (walk.own(i, node, lo, hi, &nodes, &refs))
+            walk.up(i, nodes, refs);
     }
 };
 
@@ -199,10 +218,4 @@ struct total_refs {
 };
 
 } // namespace
-
-// Step 1 alone, over the pool and the output stage's arrays as they stand
-// (KD_GB_O_SIZES, _BELOW, _ARRIVALS, _PLACES, whatever they hold): sizes,
-// below children's sizes, zeroed place words, the totals and the broken
-// flag in the scalars. For tests; the output stage runs it in its steps.
-kd_status kd_gb_output_sizes(kd_gpu_builder *b, const kd_gb_build_state *s, kd_error *err);
 #endif

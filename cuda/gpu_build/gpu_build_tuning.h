@@ -144,16 +144,20 @@
 #endif
 
 /* ---- Output ------------------------------------------------------------------ */
-/* Small-stage waves a launch of the collapse, and of the output stage's subtree
- * sizes, settles, a thread per node of its upper one (gpu_build_waves.cuh):
- * more are fewer launches, against more work and divergence per thread. */
+/* Small-stage waves a collapse launch decides, a thread per node of its upper
+ * one: more are fewer launches, against more work and divergence per thread. */
 #ifndef KD_GB_COLLAPSE_WAVES
 #define KD_GB_COLLAPSE_WAVES 3
 #endif
-/* Where the deepest such launch's upper wave has fewer nodes, the launch
+/* Where the deepest collapse launch's upper wave has fewer nodes, the launch
  * before takes its waves too: a launch costs more than they add to its threads. */
 #ifndef KD_GB_COLLAPSE_TAIL_MAX
 #define KD_GB_COLLAPSE_TAIL_MAX (1u << 14)
+#endif
+/* A small-stage wave of fewer task slots than this is summed by walks up the
+ * tree rather than a pass of its own (a launch costs more than its walks). */
+#ifndef KD_GB_WAVE_PASS_MIN
+#define KD_GB_WAVE_PASS_MIN (1u << 16)
 #endif
 
 #endif

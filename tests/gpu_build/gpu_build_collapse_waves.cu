@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "gpu_build_collapse.cuh"
-#include "gpu_build_pool_case.h"
 
 static long checks = 0, failures = 0;
 
@@ -29,6 +28,14 @@ static void expect(bool ok, const char *what, int trial, uint32_t id)
     if (!ok && failures++ < 10)
         std::fprintf(stderr, "trial %d, pool id %u: %s\n", trial, id, what);
 }
+
+// A random pool and where its waves end, as the small stage leaves them.
+struct pool_case {
+    std::vector<kd_gb_pool_node> pool;
+    std::vector<kd_gb_small_root> roots;
+    std::vector<uint32_t> wave_ends; // task slots
+    uint32_t pool_base;
+};
 
 // A node of a wave being laid: its pool id, small root, the references its
 // leaves may hold and its box's area.
@@ -138,15 +145,26 @@ static bool same_record(const kd_gb_pool_node &x, const kd_gb_pool_node &y)
 static std::vector<kd_gb_pool_node> run_collapse(const pool_case &c, const kd_gpu_build_options &o,
                                                  std::mt19937_64 &rng, int trial)
 {
+    kd_gpu_builder *b = nullptr;
     kd_error err;
     const size_t n = c.pool.size();
-    kd_gpu_builder *b = pool_builder(c);
-    if (!b) {
+    if (kd_gpu_builder_create(&b, 1, &err) != KD_OK ||
+        kd_gb_ensure(b, KD_GB_POOL, n * sizeof(kd_gb_pool_node), 0, &err) != KD_OK ||
+        kd_gb_ensure(b, KD_GB_SROOTS, c.roots.size() * sizeof(kd_gb_small_root), 0, &err) != KD_OK) {
         expect(false, "no host builder", trial, 0);
+        kd_gpu_builder_destroy(b);
         return c.pool;
     }
-    kd_gb_build_state s = pool_state(c);
+    std::memcpy(kd_gb_ptr<kd_gb_pool_node>(b, KD_GB_POOL), c.pool.data(), n * sizeof(kd_gb_pool_node));
+    std::memcpy(kd_gb_ptr<kd_gb_small_root>(b, KD_GB_SROOTS), c.roots.data(), c.roots.size() * sizeof(kd_gb_small_root));
+    kd_gb_build_state s = {};
     s.opts = &o;
+    s.max_depth = KD_TREE_DEPTH_LIMIT;
+    s.pool_count = (uint32_t)n;
+    s.num_small_roots = (uint32_t)c.roots.size();
+    s.small_pool_base = c.pool_base;
+    s.num_small_waves = (uint32_t)c.wave_ends.size();
+    std::copy(c.wave_ends.begin(), c.wave_ends.end(), s.small_wave_ends);
     std::vector<double> cost(n), area(n);
     std::vector<unsigned long long> members(n);
     std::vector<uint32_t> stored(n);
