@@ -134,6 +134,24 @@ struct large_stage {
     uint32_t clip_blocks;  // resident blocks of the clip pass
 };
 
+// The split's output and its clip queue, for `out` references.
+kd_status ensure_split_output(kd_gpu_builder *b, const level &L, size_t out, kd_error *err)
+{
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
+    return L.num_refs >= KD_GB_CLIP_QUEUE_MIN ? kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err) : KD_OK;
+}
+
+// The scatter's homes: the next level's references, the small roots' (kept
+// with those of earlier levels) and the leaves' (likewise), for this many
+// new ones of each.
+kd_status ensure_homes(kd_gpu_builder *b, const kd_gb_build_state *s, const level &L, size_t next, size_t small,
+                       size_t leaf, kd_error *err)
+{
+    KD_TRY(kd_gb_ensure_refs(b, L.refs_next, next, 1, 0, err));
+    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + small, 0, 1, err));
+    return kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + leaf), 1, err);
+}
+
 // Every buffer the level needs, sized before its first kernel: a split at
 // most doubles the references, and each node makes at most two children
 // (the bins and look-back words with room for the next level's too, which
@@ -147,12 +165,8 @@ kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, cons
         // A small child holds at most the threshold's references.
         size_t small_out = 2 * n * (size_t)s->opts->small_node_threshold;
         small_out = small_out < out ? small_out : out;
-        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, out, 1, 0, err));
-        KD_TRY(kd_gb_ensure_refs(b, L.refs_next, out, 1, 0, err));
-        KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, s->num_small_refs + small_out, 0, 1, err));
-        if (refs >= KD_GB_CLIP_QUEUE_MIN)
-            KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * out, 0, err));
-        KD_TRY(kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + refs), 1, err));
+        KD_TRY(ensure_split_output(b, L, out, err));
+        KD_TRY(ensure_homes(b, s, L, out, small_out, refs, err));
     }
     KD_TRY(kd_gb_ensure(b, KD_GB_SIDES, refs, 0, err));
     KD_TRY(kd_gb_ensure(b, KD_GB_TIGHT, 24 * n, 0, err));
@@ -171,6 +185,15 @@ kd_status plan_level_buffers(kd_gpu_builder *b, const kd_gb_build_state *s, cons
     return KD_OK;
 }
 
+// The counts read back, a host wait in the profile.
+kd_status read_counts(kd_gpu_builder *b, kd_gb_build_state *s, kd_gb_scalars *counts, kd_error *err)
+{
+    KD_TRY(kd_gb_read_scalars(b, counts, err));
+    if (s->profile)
+        s->profile->num_host_syncs++;
+    return KD_OK;
+}
+
 // A tight level's split output (and clip queue), sized to its references
 // and those on both sides again, counted and read back before the split.
 kd_status size_split_output(kd_gpu_builder *b, kd_gb_build_state *s, level *L, kd_error *err)
@@ -180,14 +203,9 @@ kd_status size_split_output(kd_gpu_builder *b, kd_gb_build_state *s, level *L, k
     const kd_gb_count_both count = {kd_gb_ptr<uint8_t>(b, KD_GB_SIDES), &scalars->level_both};
     KD_TRY(kd_gb_map(b, L->num_refs, count, "counting straddling references", err));
     kd_gb_scalars counts;
-    KD_TRY(kd_gb_read_scalars(b, &counts, err));
-    if (s->profile)
-        s->profile->num_host_syncs++;
+    KD_TRY(read_counts(b, s, &counts, err));
     L->room_out = (size_t)L->num_refs + counts.level_both;
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_OUT, L->room_out, 1, 0, err));
-    if (L->num_refs >= KD_GB_CLIP_QUEUE_MIN)
-        KD_TRY(kd_gb_ensure(b, KD_GB_CLIPQ, 4 * L->room_out, 0, err));
-    return KD_OK;
+    return ensure_split_output(b, *L, L->room_out, err);
 }
 
 // A tight level's homes for the scatter (the next level, the small roots'
@@ -195,12 +213,8 @@ kd_status size_split_output(kd_gpu_builder *b, kd_gb_build_state *s, level *L, k
 kd_status size_homes(kd_gpu_builder *b, kd_gb_build_state *s, const level &L, kd_gb_scalars *counts,
                      kd_error *err)
 {
-    KD_TRY(kd_gb_read_scalars(b, counts, err));
-    if (s->profile)
-        s->profile->num_host_syncs++;
-    KD_TRY(kd_gb_ensure_refs(b, L.refs_next, counts->next_large_refs, 1, 0, err));
-    KD_TRY(kd_gb_ensure_refs(b, KD_GB_REFS_SMALL, (size_t)s->num_small_refs + counts->new_small_refs, 0, 1, err));
-    return kd_gb_ensure(b, KD_GB_LEAF_REFS, 4 * ((size_t)s->num_leaf_refs + counts->new_leaf_refs), 1, err);
+    KD_TRY(read_counts(b, s, counts, err));
+    return ensure_homes(b, s, L, counts->next_large_refs, counts->new_small_refs, counts->new_leaf_refs, err);
 }
 
 // The level's node bounds, by the segmented reduction.
