@@ -53,8 +53,9 @@ typedef struct kd_gb_test_hooks {
                                        beyond the roots' members */
     int medium_blocks;              /* the medium stage runs at most this many blocks (few blocks:
                                        the queues' hand-offs; sanitizers) */
-    int medium_local_polygons;      /* 1: the medium stage's clips keep their polygons in local memory, as
-                                       on GPUs without room in shared memory */
+    int medium_shape;               /* the medium stage's shape whatever the level: 1 wide (its clips'
+                                       polygons in local memory, as on GPUs without room in shared
+                                       memory), -1 narrow (0: by the level's references per SM) */
     int keep_subtrees;              /* 1: subtrees that do not pay are kept (the trees before that rule) */
     uint32_t batch_refs;            /* the medium and small stages run in batches of at most this many of
                                        the hand-over level's references (one node at least), as a memory

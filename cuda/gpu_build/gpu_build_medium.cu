@@ -127,10 +127,12 @@ __device__ uint32_t claim_block_task(const medium_args &g)
 // and waits until it is ready or no task is live (then the stage is done).
 // Every claimed task is made by a running warp or block or marked dead, so
 // the waits end.
-// SHARED_POLYGONS: the clips' polygons in the launch's dynamic shared memory
-// (where a block may have that much beside the kernel's own: sm_80, sm_90).
+// SHARED_POLYGONS: the narrow shape, the clips' polygons in the launch's
+// dynamic shared memory (where a block may have that much beside the
+// kernel's own: sm_80, sm_90); else the wide shape, more blocks an SM.
 template <bool SHARED_POLYGONS>
-__global__ void __launch_bounds__(MED_THREADS, KD_GB_MED_MIN_BLOCKS) medium_kernel(medium_args g)
+__global__ void __launch_bounds__(MED_THREADS, SHARED_POLYGONS ? KD_GB_MED_MIN_BLOCKS : KD_GB_MED_WIDE_BLOCKS)
+    medium_kernel(medium_args g)
 {
     __shared__ medium_scratch shared[MED_WARPS];
     __shared__ team_shared team;
@@ -217,11 +219,17 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args
 #endif
 
 #if KD_DEVICE_CODE
-// Dynamic shared memory for the clips' polygons: where a block may have
-// them beside the kernel's own, and as many blocks an SM as the kernel is
-// built for still fit; else 0 (the lanes keep them in their own memory).
-kd_status polygon_smem(bool local_polygons, size_t *smem, kd_error *err)
+// Dynamic shared memory for the clips' polygons: where the stage runs
+// narrow, a block may have them beside the kernel's own, and as many blocks
+// an SM as that shape is built for still fit; else 0 (the wide shape: the
+// lanes keep them in their own memory). A level with few references per SM
+// runs narrow: its few long chains of nodes are what the stage waits on.
+kd_status polygon_smem(const kd_gpu_build_options *o, uint32_t num_refs, size_t *smem, kd_error *err)
 {
+    int sms = 0;
+    KD_TRY(kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMultiProcessorCount, &sms), "multiprocessors"));
+    const int shape = o->hooks.medium_shape;
+    const bool wide = shape > 0 || (shape == 0 && (uint64_t)num_refs >= (uint64_t)KD_GB_MED_WIDE_REFS * (uint64_t)sms);
     cudaFuncAttributes attr;
     int optin = 0, per_sm = 0, reserved = 0;
     KD_TRY(kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes"));
@@ -233,18 +241,17 @@ kd_status polygon_smem(bool local_polygons, size_t *smem, kd_error *err)
                       "shared memory per SM"));
     *smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
     const size_t block_smem = attr.sharedSizeBytes + *smem + (size_t)reserved;
-    if (attr.sharedSizeBytes + *smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm ||
-        local_polygons)
+    if (attr.sharedSizeBytes + *smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm || wide)
         *smem = 0;
     return KD_OK;
 }
 
 // The stage's launches: the queues set up, then the persistent blocks.
-kd_status medium_on_device(kd_gpu_builder *b, const medium_args &g, uint32_t num_nodes,
+kd_status medium_on_device(kd_gpu_builder *b, const medium_args &g, uint32_t num_nodes, uint32_t num_refs,
                            const medium_counters &init, const kd_gpu_build_options *o, kd_error *err)
 {
     size_t smem = 0;
-    KD_TRY(polygon_smem(o->hooks.medium_local_polygons != 0, &smem, err));
+    KD_TRY(polygon_smem(o, num_refs, &smem, err));
     void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
     uint32_t blocks = 0;
     KD_TRY(kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem));
@@ -363,7 +370,7 @@ kd_status run_medium_once(kd_gpu_builder *b, kd_gb_build_state *s, const medium_
         medium_on_host(g, init);
     else
 #if KD_DEVICE_CODE
-        KD_TRY(medium_on_device(b, g, num_nodes, init, s->opts, err));
+        KD_TRY(medium_on_device(b, g, num_nodes, num_refs, init, s->opts, err));
 #else
         return kd_gb_no_device(err);
 #endif

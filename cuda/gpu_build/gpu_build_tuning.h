@@ -41,9 +41,20 @@
 #ifndef KD_GB_MED_THREADS
 #define KD_GB_MED_THREADS 256
 #endif
-/* Blocks an SM the medium kernel is built for (its register cap follows). */
+/* Blocks an SM of the medium kernel's narrow shape (its register cap
+ * follows): a few long chains of nodes want registers, not warps. */
 #ifndef KD_GB_MED_MIN_BLOCKS
 #define KD_GB_MED_MIN_BLOCKS 1
+#endif
+/* Blocks an SM of its wide shape (polygons in local memory, 128 registers):
+ * twice the warps for levels with work enough for all of them. */
+#ifndef KD_GB_MED_WIDE_BLOCKS
+#define KD_GB_MED_WIDE_BLOCKS 2
+#endif
+/* References per SM in the level it takes from which the medium stage runs
+ * wide: below it the stage waits on its longest chains of nodes. */
+#ifndef KD_GB_MED_WIDE_REFS
+#define KD_GB_MED_WIDE_REFS 4096u
 #endif
 /* A lane's references loaded this many at a time in the medium stage's passes. */
 #ifndef KD_GB_MED_UNROLL

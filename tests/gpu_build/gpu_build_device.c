@@ -160,13 +160,14 @@ static void test_synthetic(void)
                 snprintf(label, sizeof label, "device %s %u %s, medium from the root",
                          gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
-                /* Its clips' polygons in local memory (GPUs with less
-                 * shared memory a block than this one): the same tree. */
-                o.hooks.medium_local_polygons = 1;
-                snprintf(label, sizeof label, "device %s %u %s, medium from the root, local polygons",
+                /* Its wide shape (two blocks an SM, the clips' polygons in
+                 * local memory, as on GPUs with less shared memory a block
+                 * than this one): the same tree. */
+                o.hooks.medium_shape = 1;
+                snprintf(label, sizeof label, "device %s %u %s, medium from the root, wide",
                          gb_scene_name((gb_scene_kind)kind), sizes[si], kd_large_split_name(o.large_split));
                 check_against_emulation(label, &mesh, &o, quick ? 200 : 1000, emulate);
-                o.hooks.medium_local_polygons = 0;
+                o.hooks.medium_shape = 0;
                 /* Nodes of more than 200 references taken by a block's
                  * warps together, the rest by a warp each: the same tree. */
                 o.medium_block_refs = 200;
@@ -516,6 +517,11 @@ static void test_race(void)
                 check_against_emulation(kind ? "race snapped, medium blocks" : "race soup, medium blocks", &mesh,
                                         &o, 100, true);
                 race_progress(kind, split, "medium blocks");
+                o.hooks.medium_shape = 1; /* wide: more blocks an SM, polygons in local memory */
+                check_against_emulation(kind ? "race snapped, medium blocks, wide" : "race soup, medium blocks, wide",
+                                        &mesh, &o, 100, true);
+                race_progress(kind, split, "medium blocks, wide");
+                o.hooks.medium_shape = 0;
             }
         }
         kd_mesh_free(&mesh);
