@@ -265,9 +265,8 @@ static kd_status bench_gpu_render_tree(const kd_tree *tree, const kd_mesh *mesh,
     return st;
 }
 
-/* builds+1 GPU builds on one builder (the first, which loads the kernels
- * and sizes the buffers, untimed and reported apart), with the peak device
- * memory of any of them. */
+/* builds+1 GPU builds on one builder (the first, which sizes the buffers,
+ * untimed and reported apart), with the peak device memory of any of them. */
 static kd_status bench_gpu_builds(kd_gpu_builder *builder, const bench_args *a, bench_row *row,
                                   kd_cli_progress *progress, kd_error *err)
 {
@@ -338,7 +337,8 @@ static kd_status load_scene(const bench_args *a, const char *path, kd_mesh *mesh
 {
     double t0 = kd_build_now_ms();
     kd_mesh_load_info info;
-    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress, (a->devices & BENCH_GPU) != 0, err);
+    kd_status st = kd_scene_load_mesh(path, mesh, &info, progress,
+                                      (a->devices & BENCH_GPU) ? KD_SCENE_GPU_BUILD : KD_SCENE_GPU_NONE, err);
     base->load_ms = kd_build_now_ms() - t0;
     if (info.warning[0])
         kd_cli_error(k_cmd, "warning: %s", info.warning);

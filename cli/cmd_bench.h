@@ -36,7 +36,7 @@ typedef struct bench_row {
     uint32_t num_triangles;
     double load_ms;
     double build_median_ms, build_min_ms;
-    double first_build_ms;   /* the untimed first build (GPU: kernels loaded, buffers sized) */
+    double first_build_ms;   /* the untimed first build (GPU: buffers sized) */
     uint64_t peak_device_bytes; /* GPU rows: the most the builder held in any build; 0 on CPU rows */
     kd_tree_stats stats;
     double sah_ratio;        /* to the CPU exact-SAH tree */

@@ -33,7 +33,7 @@ typedef struct gpu_report {
     kd_gpu_build_profile profile;
     int warmup;            /* untimed builds before the reported ones */
     int repeats;           /* timed builds; the profile's times are their medians */
-    double first_build_ms; /* the builder's first build (kernels loaded, buffers sized) */
+    double first_build_ms; /* the builder's first build (buffers sized) */
 } gpu_report;
 
 /* A finished build: the mesh, the tree, its statistics and times, and on the

@@ -125,7 +125,7 @@ static void print_first_and_peak(const gpu_report *g, uint32_t triangles)
     const kd_gpu_build_profile *p = &g->profile;
     printf("  %-26s %12.3f ms  (%.2f M triangles/s; host wall)\n", "build", p->build_ms,
            p->build_ms > 0.0 ? triangles / (p->build_ms * 1e3) : 0.0);
-    printf("  %-26s %12.3f ms  (%.2f M triangles/s; it also loads the kernels and sizes the buffers)\n",
+    printf("  %-26s %12.3f ms  (%.2f M triangles/s; it also sizes the buffers)\n",
            "first build", g->first_build_ms, g->first_build_ms > 0.0 ? triangles / (g->first_build_ms * 1e3) : 0.0);
     printf("  %-26s %12.1f MiB (%llu bytes, %.0f per triangle; the most the builder held in any build)\n",
            "peak device memory", (double)p->peak_device_bytes / (1024.0 * 1024.0),
@@ -191,12 +191,12 @@ static void print_header(const build_options *o, const build_result *r)
            o->params.min_empty_fraction, r->tree.max_depth);
     if (gpu && o->warmup > 0)
         printf("times are medians of %d build%s after %d untimed warm-up build%s of the same mesh; "
-               "the first build (it also loads the kernels and sizes the buffers) took %.1f ms\n",
+               "the first build (it also sizes the buffers) took %.1f ms\n",
                o->repeats, o->repeats == 1 ? "" : "s", o->warmup, o->warmup == 1 ? "" : "s",
                gpu->first_build_ms);
     else if (gpu)
         printf("times are medians of %d build%s, the first of them the builder's first (it also "
-               "loads the kernels and sizes the buffers; it took %.1f ms)\n",
+               "sizes the buffers; it took %.1f ms)\n",
                o->repeats, o->repeats == 1 ? "" : "s", gpu->first_build_ms);
 }
 

@@ -124,7 +124,7 @@ int kd_cmd_info(int argc, char **argv)
     kd_cli_progress progress;
     kd_cli_progress_init(&progress, k_cmd, false);
     double start = seconds_now();
-    kd_status st = kd_scene_load_mesh(scene, &mesh, &info, &progress, false, &err);
+    kd_status st = kd_scene_load_mesh(scene, &mesh, &info, &progress, KD_SCENE_GPU_NONE, &err);
     double seconds = seconds_now() - start;
     if (info.warning[0])
         kd_cli_error(k_cmd, "warning: %s", info.warning);

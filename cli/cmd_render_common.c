@@ -149,7 +149,7 @@ bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress
     memset(mesh, 0, sizeof *mesh);
     double t0 = kd_build_now_ms();
     kd_mesh_load_info info;
-    if (kd_scene_load_mesh(obj_path, mesh, &info, progress, gpu, &err)) {
+    if (kd_scene_load_mesh(obj_path, mesh, &info, progress, gpu ? KD_SCENE_GPU_BUILD : KD_SCENE_GPU_NONE, &err)) {
         kd_cli_error(command, "%s", err.message);
         return false;
     }

@@ -83,8 +83,9 @@ int kd_cli_camera_option(const char *command, int argc, char **argv, int *i, voi
              "and build time (default %D)"}
 
 /* Loads an OBJ scene into *mesh and its wall time into *load_ms (host
- * milliseconds), with a progress line (progress may be NULL); with gpu the
- * CUDA context is made meanwhile (kd_scene_load_mesh). On failure prints
+ * milliseconds), with a progress line (progress may be NULL); with gpu (the
+ * command builds on the GPU) the CUDA context is made and the builder's
+ * kernels loaded meanwhile (kd_scene_load_mesh). On failure prints
  * "scankd <command>: why" and returns false. */
 bool kd_cli_load_mesh(const char *command, const char *obj_path, kd_cli_progress *progress, bool gpu,
                       kd_mesh *mesh, double *load_ms);

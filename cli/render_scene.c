@@ -25,13 +25,22 @@ uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
                                   opts->max_refs_per_triangle);
 }
 
+/* The builder's kernels loaded on the warm-up's thread while the scene
+ * loads; a failure is left for the build itself to report. */
+static void load_builder_kernels(void)
+{
+    kd_error err;
+    (void)kd_gpu_build_warm_up(&err);
+}
+
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
-                             bool gpu, kd_error *err)
+                             kd_scene_gpu_use gpu, kd_error *err)
 {
     char what[96], name[64];
     kd_scene_name(path, name, sizeof name);
     snprintf(what, sizeof what, "loading %s", name);
-    kd_cuda_warmup *warmup = gpu ? kd_cuda_warmup_start() : NULL;
+    kd_cuda_warmup *warmup =
+        gpu != KD_SCENE_GPU_NONE ? kd_cuda_warmup_start(gpu == KD_SCENE_GPU_BUILD ? load_builder_kernels : NULL) : NULL;
     kd_cli_progress_begin(progress, what, NULL);
     kd_status st = kd_mesh_load_file_progress(path, mesh, info, kd_cli_progress_update, progress, err);
     kd_cli_progress_end(progress);
@@ -88,7 +97,10 @@ kd_status kd_scene_prepare(kd_scene *scene, const kd_scene_request *req, kd_erro
     memset(scene, 0, sizeof *scene);
     scene->builder = req->builder;
     double start = kd_render_now();
-    kd_status st = kd_scene_load_mesh(req->obj_path, &scene->mesh, &scene->load_info, req->progress, req->gpu, err);
+    const kd_scene_gpu_use use = !req->gpu ? KD_SCENE_GPU_NONE
+                                : req->builder == KD_SCENE_BUILD_GPU && !req->tree_path ? KD_SCENE_GPU_BUILD
+                                                                                        : KD_SCENE_GPU_TRACE;
+    kd_status st = kd_scene_load_mesh(req->obj_path, &scene->mesh, &scene->load_info, req->progress, use, err);
     if (st)
         return st;
     scene->load_seconds = kd_render_now() - start;

@@ -46,12 +46,20 @@ typedef struct kd_scene_request {
     bool gpu;                   /* the command uses the GPU (to build or to trace) */
 } kd_scene_request;
 
+/* What a command goes on to do with the GPU once the mesh is loaded. */
+typedef enum kd_scene_gpu_use {
+    KD_SCENE_GPU_NONE,  /* nothing */
+    KD_SCENE_GPU_TRACE, /* trace rays through a tree it reads */
+    KD_SCENE_GPU_BUILD  /* build a tree on it (and maybe trace) */
+} kd_scene_gpu_use;
+
 /* Loads a scene's mesh, with its file's sizes (info may be NULL) and the
  * step's progress line ("loading NAME"; progress may be NULL): the one place
- * the commands load a mesh. With gpu (the command goes on to use the GPU)
- * the CUDA context is made meanwhile, on a thread of its own. */
+ * the commands load a mesh. Where the command goes on to use the GPU, the
+ * CUDA context is made meanwhile on a thread of its own, and where it builds
+ * there, the builder's kernels are loaded (kd_gpu_build_warm_up). */
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
-                             bool gpu, kd_error *err);
+                             kd_scene_gpu_use gpu, kd_error *err);
 
 /* Loads the OBJ, then the tree file (kd_scene_load_tree) or builds a tree,
  * each a step of req->progress. On failure *scene is left freed. */

@@ -263,3 +263,55 @@ kd_status kd_build_gpu_emulated(const kd_mesh *mesh, const kd_gpu_build_options 
 {
     return build_once(mesh, opts, 1, 0, 1, tree, profile, NULL, err);
 }
+
+/* A fixed generator's small triangles through the unit cube: enough that a
+ * build with the default options runs large levels, the medium stage, the
+ * small stage and the output (tests/gpu_build checks that it does). */
+kd_status kd_gpu_build_warm_mesh(kd_mesh *mesh, kd_error *err)
+{
+    memset(mesh, 0, sizeof *mesh);
+    const uint32_t n = KD_GPU_WARM_TRIANGLES;
+    mesh->positions = (float *)malloc(9 * (size_t)n * sizeof(float));
+    mesh->indices = (uint32_t *)malloc(3 * (size_t)n * sizeof(uint32_t));
+    if (!mesh->positions || !mesh->indices) {
+        kd_mesh_free(mesh);
+        return kd_error_set(err, KD_ERR_NOMEM, "GPU build warm-up: out of memory");
+    }
+    uint32_t state = 12345u;
+    for (uint32_t t = 0; t < n; t++) {
+        float centre[3];
+        for (int a = 0; a < 3; a++) {
+            state = state * 1664525u + 1013904223u;
+            centre[a] = (float)(state >> 8) / 16777216.0f;
+        }
+        /* A right triangle of side 1/64 at the centre, in a plane by t. */
+        float *p = mesh->positions + 9 * (size_t)t;
+        for (int v = 0; v < 3; v++) {
+            const int axis = v == 0 ? -1 : (int)((t + (uint32_t)v) % 3u);
+            for (int a = 0; a < 3; a++)
+                p[3 * v + a] = centre[a] + (a == axis ? 1.0f / 64.0f : 0.0f);
+            mesh->indices[3 * t + (uint32_t)v] = 3 * t + (uint32_t)v;
+        }
+    }
+    mesh->num_vertices = 3 * n;
+    mesh->num_triangles = n;
+    mesh->num_faces_read = mesh->num_triangles_read = n;
+    return KD_OK;
+}
+
+kd_status kd_gpu_build_warm_up(kd_error *err)
+{
+    kd_mesh mesh;
+    KD_TRY(kd_gpu_build_warm_mesh(&mesh, err));
+    kd_gpu_build_options opts;
+    kd_gpu_build_options_default(&opts);
+    kd_gpu_builder *builder = NULL;
+    kd_status st = kd_gpu_builder_create(&builder, 0, err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_set_mesh(builder, &mesh, err);
+    if (st == KD_OK)
+        st = kd_gpu_builder_build(builder, &opts, NULL, err);
+    kd_gpu_builder_destroy(builder);
+    kd_mesh_free(&mesh);
+    return st;
+}

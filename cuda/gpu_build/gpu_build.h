@@ -240,14 +240,28 @@ kd_status kd_build_gpu(const kd_mesh *mesh, const kd_gpu_build_options *opts, kd
  * reported builds (at least 1): the profile's times are their medians, field
  * by field (so they need not add up), its counts the last build's, and the
  * tree is the last build's. first_build_ms (may be NULL): the host wall time
- * of the builder's first build, warm-up or not, which also loads the kernels
- * (CUDA loads them lazily) and sizes the buffers. With profile and
+ * of the builder's first build, warm-up or not, which also sizes the buffers
+ * and loads the kernels (CUDA loads them lazily) that kd_gpu_build_warm_up
+ * did not. With profile and
  * kernel_clock, `repeats` more builds with the kernel clock on give the
  * profile's kernel times (their medians), so its tracing upsets none of the
  * event times. */
 kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opts, int warmup,
                             int repeats, kd_tree *tree, kd_gpu_build_profile *profile,
                             double *first_build_ms, kd_error *err);
+
+/* ---- Kernels loaded ahead of a first build -------------------------------- */
+/* CUDA loads a kernel the first time it is launched, about 8 ms of a small
+ * scene's first build. kd_gpu_build_warm_up builds a small made-up mesh once
+ * (and drops its tree), so that the kernels a build runs are loaded; a
+ * program calls it on a thread of its own while it loads its scene. The
+ * first build after it still sizes its buffers. */
+kd_status kd_gpu_build_warm_up(kd_error *err);
+
+/* The warm-up's mesh (kd_mesh_free frees it): KD_GPU_WARM_TRIANGLES small
+ * triangles a fixed generator scatters through the unit cube. */
+enum { KD_GPU_WARM_TRIANGLES = 6000 };
+kd_status kd_gpu_build_warm_mesh(kd_mesh *mesh, kd_error *err);
 
 #define KD_GPU_PROFILE_MAX_REPEATS 100
 

@@ -8,21 +8,28 @@
 
 struct kd_cuda_warmup {
     pthread_t thread;
+    void (*then)(void);
 };
 
-static void *make_context(void *unused)
+static void *make_context(void *arg)
 {
-    (void)unused;
+    const kd_cuda_warmup *w = (const kd_cuda_warmup *)arg;
     // cudaFree(0) is the customary way to make the primary context and nothing else.
-    if (cudaFree(0) != cudaSuccess)
+    if (cudaFree(0) != cudaSuccess) {
         (void)cudaGetLastError();
+        return NULL;
+    }
+    if (w->then)
+        w->then();
     return NULL;
 }
 
-extern "C" kd_cuda_warmup *kd_cuda_warmup_start(void)
+extern "C" kd_cuda_warmup *kd_cuda_warmup_start(void (*then)(void))
 {
     kd_cuda_warmup *w = (kd_cuda_warmup *)malloc(sizeof *w);
-    if (w && pthread_create(&w->thread, NULL, make_context, NULL) != 0) {
+    if (w)
+        w->then = then;
+    if (w && pthread_create(&w->thread, NULL, make_context, w) != 0) {
         free(w);
         w = NULL;
     }

@@ -19,6 +19,11 @@ int kd_api_device_count(void)
     return kd_cuda_device_count();
 }
 
+kd_status kd_api_warm_up(kd_error *err)
+{
+    return kd_api_device_count() > 0 ? kd_gpu_build_warm_up(err) : KD_OK;
+}
+
 kd_status kd_api_build_gpu(const kd_mesh *mesh, const scankd_build_options *opts, kd_tree *tree,
                            kd_error *err)
 {

@@ -7,6 +7,12 @@ int kd_api_device_count(void)
     return 0;
 }
 
+kd_status kd_api_warm_up(kd_error *err)
+{
+    (void)err;
+    return KD_OK; /* no device, nothing to load */
+}
+
 static kd_status no_backend(kd_error *err)
 {
     return kd_error_set(err, KD_ERR_UNSUPPORTED, "this scankd library has no CUDA backend");

@@ -28,6 +28,11 @@ int scankd_device_count(void)
     return kd_api_device_count();
 }
 
+kd_status scankd_warm_up(kd_error *err)
+{
+    return kd_api_warm_up(err);
+}
+
 const char *scankd_device_name(scankd_device device)
 {
     switch (device) {

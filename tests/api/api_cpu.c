@@ -120,6 +120,7 @@ static void test_options(const kd_mesh *mesh)
     check_failure(scankd_build(mesh, &d, NULL, &err), KD_ERR_INVALID, &err, "out is NULL");
     /* This library has no device backend: the GPU is absent, auto is the CPU. */
     CHECK(scankd_device_count() == 0);
+    CHECK_MSG(scankd_warm_up(&err) == KD_OK, "warm-up without a device: %s", err.message);
     o = d;
     o.device = SCANKD_DEVICE_GPU;
     check_failure(scankd_build(mesh, &o, &scene, &err), KD_ERR_NO_DEVICE, &err, "no CUDA device");

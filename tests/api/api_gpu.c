@@ -156,6 +156,7 @@ int main(void)
     }
     kd_test_rng rng = {777};
     kd_error err;
+    CHECK_MSG(scankd_warm_up(&err) == KD_OK, "warm-up: %s", err.message);
     kd_mesh city;
     CHECK_MSG(kd_api_test_city(&rng, 6, &city, &err) == KD_OK, "%s", err.message);
     scankd_ray *rays = kd_api_test_rays(&rng, kd_mesh_bounds(&city), N);

@@ -544,6 +544,8 @@ int main(int argc, char **argv)
             return kd_test_finish("gpu_build_device race");
         }
     }
+    kd_error err;
+    CHECK_MSG(kd_gpu_build_warm_up(&err) == KD_OK, "warm-up: %s", err.message);
     test_synthetic();
     gb_check_non_finite(kd_build_gpu, "device");
     test_output_regrowth();

@@ -440,8 +440,33 @@ static void test_emulated_kernel_clock(void)
     kd_mesh_free(&mesh);
 }
 
+/* The warm-up's mesh runs every stage a build of the default options has,
+ * so the warm-up loads their kernels; its tree is a good one. */
+static void test_warm_mesh(void)
+{
+    kd_mesh mesh;
+    kd_error err;
+    CHECK_MSG(kd_gpu_build_warm_mesh(&mesh, &err) == KD_OK, "warm mesh: %s", err.message);
+    CHECK(mesh.num_triangles == KD_GPU_WARM_TRIANGLES);
+    kd_gpu_build_options o;
+    kd_gpu_build_options_default(&o);
+    kd_tree tree;
+    kd_gpu_build_profile p;
+    kd_status st = kd_build_gpu_emulated(&mesh, &o, &tree, &p, &err);
+    CHECK_MSG(st == KD_OK, "warm mesh build: %s", err.message);
+    if (st == KD_OK) {
+        CHECK_MSG(p.num_large_levels > 0 && p.num_medium_nodes > 0 && p.num_small_roots > 0,
+                  "warm mesh: %u large levels, %u medium nodes, %u small roots", p.num_large_levels,
+                  p.num_medium_nodes, p.num_small_roots);
+        gb_check_tree("warm mesh", &mesh, &tree, 200);
+        kd_tree_free(&tree);
+    }
+    kd_mesh_free(&mesh);
+}
+
 int main(void)
 {
+    test_warm_mesh();
     test_profile_median();
     test_emulated_kernel_clock();
     test_empty_mesh();
