@@ -93,10 +93,10 @@
 #ifndef KD_GB_RUN_MAX
 #define KD_GB_RUN_MAX 16u
 #endif
-/* Node-pass blocks (of 4 warps) an SM: caps registers at 102, enough warps
- * to hide the node pass's global loads. */
+/* Node-pass blocks (of 4 warps) an SM: caps registers at 85, warps enough
+ * to hide the node pass's global loads (the spills cost less than that). */
 #ifndef KD_GB_WAVE_MIN_BLOCKS
-#define KD_GB_WAVE_MIN_BLOCKS 5
+#define KD_GB_WAVE_MIN_BLOCKS 6
 #endif
 /* Clip-pass blocks (of 128 threads, polygons in 54 KB of shared memory) an
  * SM: caps registers at 128 without spills. */
