@@ -162,15 +162,15 @@ kd_status waves_on_host(small_args g)
     return KD_OK;
 }
 
-static_assert(KD_GB_RUN_MAX <= PASS_TASKS, "a run must fit the lanes that sort it");
+static_assert(KD_GB_RUN_MAX <= KD_GB_RUN_LONG && KD_GB_RUN_LONG <= PASS_TASKS, "a run must fit the lanes that sort it");
 
 #if KD_DEVICE_CODE
 // The node pass of a wave: each warp takes a run of tasks and decides them,
 // widest first, in passes, packing several small nodes (teams of 2 to 16
 // lanes) into a pass, or taking a larger node with the whole warp (see
 // gpu_build_small_team.cuh). A run is the wave's tasks shared out over the
-// warps (KD_GB_RUN_MIN to KD_GB_RUN_MAX), so that a small wave's few tasks
-// spread over every warp. Blocks of four warps, KD_GB_WAVE_MIN_BLOCKS an SM,
+// warps (KD_GB_RUN_MIN to KD_GB_RUN_MAX; longer on long waves), so that a
+// small wave's few tasks spread over every warp. Blocks of four warps, KD_GB_WAVE_MIN_BLOCKS an SM,
 // hide the latency of the global loads a node makes. Each warp's first run
 // is its own; the rest go to warps as they come free.
 __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) wave_kernel(small_args g)
@@ -186,13 +186,18 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, KD_GB_WAVE_MIN_BLOCKS) w
     set_wave_places(&g, ws);
     const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
     // Runs of tasks taken as warps come free: 16 (two passes or three), or
-    // the wave's share per warp where it is too small to give each that many.
+    // the wave's share per warp where it is too small to give each that many,
+    // or up to 32 where each warp still takes four runs or more.
     // A warp's first run is the one its index names; later ones are
     // counted past all those, and only where the wave has more runs than
     // warps (else thousands of warps would queue on one counter).
     const uint32_t n = end - begin;
     uint32_t run = (n + warps - 1) / warps;
-    run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run > KD_GB_RUN_MAX ? KD_GB_RUN_MAX : run;
+    if (run > KD_GB_RUN_MAX) { // a long wave: longer runs, KD_GB_RUNS_PER_WARP a warp or more
+        const uint32_t part = run / KD_GB_RUNS_PER_WARP;
+        run = part < KD_GB_RUN_MAX ? KD_GB_RUN_MAX : part > KD_GB_RUN_LONG ? KD_GB_RUN_LONG : part;
+    }
+    run = run < KD_GB_RUN_MIN ? KD_GB_RUN_MIN : run;
     const uint32_t num_runs = (n + run - 1) / run;
     const uint32_t at = task_half_start(g, g.wave); // the wave's tasks' places
     for (uint32_t r = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < num_runs;) {

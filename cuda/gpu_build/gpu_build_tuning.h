@@ -93,6 +93,15 @@
 #ifndef KD_GB_RUN_MAX
 #define KD_GB_RUN_MAX 16u
 #endif
+/* ...but a wave of more than KD_GB_RUN_MAX x KD_GB_RUNS_PER_WARP tasks a warp
+ * runs 1/KD_GB_RUNS_PER_WARP of the share, up to KD_GB_RUN_LONG: fewer claims
+ * and sorts, while every warp still has runs enough to even out the end. */
+#ifndef KD_GB_RUNS_PER_WARP
+#define KD_GB_RUNS_PER_WARP 4u
+#endif
+#ifndef KD_GB_RUN_LONG
+#define KD_GB_RUN_LONG 32u
+#endif
 /* Node-pass blocks (of 4 warps) an SM: caps registers at 85, warps enough
  * to hide the node pass's global loads (the spills cost less than that). */
 #ifndef KD_GB_WAVE_MIN_BLOCKS
