@@ -26,11 +26,15 @@ uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
 }
 
 /* The builder's kernels loaded on the warm-up's thread while the scene
- * loads; a failure is left for the build itself to report. */
+ * loads, once a process (they stay loaded; a command that loads several
+ * scenes joins each warm-up before the next); a failure is left for the
+ * build itself to report. */
 static void load_builder_kernels(void)
 {
+    static bool loaded = false;
     kd_error err;
-    (void)kd_gpu_build_warm_up(&err);
+    if (!loaded)
+        loaded = kd_gpu_build_warm_up(&err) == KD_OK;
 }
 
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
