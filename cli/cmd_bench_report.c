@@ -1,9 +1,8 @@
 /* scankd bench: its results as a table, as CSV and as JSON. Every build time
  * comes with its rate in millions of triangles per second; the first build
- * of a process (on the GPU it sizes the buffers; the kernels were loaded
- * while the scene loaded) is
- * given beside the warm median, and GPU rows give the builder's peak device
- * memory, in bytes and per triangle. */
+ * of a process (on the GPU it sizes the buffers, the kernels mostly loaded
+ * while the scene loaded) is given beside the warm median, and GPU rows give
+ * the builder's peak device memory, in bytes and per triangle. */
 #include <string.h>
 
 #include "cmd_bench.h"

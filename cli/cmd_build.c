@@ -134,8 +134,8 @@ static const kd_cli_option k_options[] = {
     {.kind = KD_CLI_INT, .name = "--warmup", .metavar = "N", .offset = ARG(warmup), .min = 0, .max = 100,
      .flags = KD_CLI_GPU_ONLY,
      .help = "untimed builds of the same mesh before the timed ones (%R; default %D): a builder's "
-             "first build also sizes its buffers (its time is shown as 'first build'; the kernels "
-             "are loaded while the scene loads)"},
+             "first build also sizes its buffers (its time is shown as 'first build'; the kernels a "
+             "small scene's build runs are loaded while the scene loads)"},
     {.kind = KD_CLI_INT, .name = "--repeats", .metavar = "N", .offset = ARG(repeats), .min = 1,
      .max = KD_GPU_PROFILE_MAX_REPEATS, .flags = KD_CLI_GPU_ONLY,
      .help = "timed builds after the warm-up (%R; default %D): the build time and every profiled "

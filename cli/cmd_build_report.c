@@ -44,6 +44,7 @@ static void write_gpu_profile_json(kd_json *json, const gpu_report *g, uint32_t 
     kd_json_kv_int(json, "num_large_cuts", p->num_large_cuts);
     kd_json_kv_int(json, "num_medium_cuts", p->num_medium_cuts);
     kd_json_kv_int(json, "num_medium_block_nodes", p->num_medium_block_nodes);
+    kd_json_kv_string(json, "medium_shape", p->medium_wide ? "wide" : "narrow");
     kd_json_kv_int(json, "num_small_retries", p->num_small_retries);
     kd_json_kv_int(json, "num_batches", p->num_batches);
     kd_json_kv_int(json, "num_output_retries", p->num_output_retries);
@@ -159,8 +160,10 @@ static void print_gpu_profile(const gpu_report *g, uint32_t triangles)
     printf("  %-26s %12u\n", "host syncs", p->num_host_syncs);
     printf("  %-26s %12u  (%u small-node roots; %u empty cuts in a row, without a level each)\n",
            "large-node levels", p->num_large_levels, p->num_small_roots, p->num_large_cuts);
-    printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass; %u taken by a block's warps)\n",
-           "medium-stage nodes", p->num_medium_nodes, p->num_medium_cuts, p->num_medium_block_nodes);
+    printf("  %-26s %12u  (%u of them empty cuts in a row, without a pass; %u taken by a block's warps; "
+           "%s shape)\n",
+           "medium-stage nodes", p->num_medium_nodes, p->num_medium_cuts, p->num_medium_block_nodes,
+           p->medium_wide ? "wide" : "narrow");
     if (p->num_batches)
         printf("  %-26s %12u  (the medium and small stages in runs, to keep under the device memory limit)\n",
                "batches", p->num_batches);

@@ -26,15 +26,17 @@ uint64_t kd_scene_gpu_rules_hash(const kd_gpu_build_options *opts)
 }
 
 /* The builder's kernels loaded on the warm-up's thread while the scene
- * loads, once a process (they stay loaded; a command that loads several
- * scenes joins each warm-up before the next); a failure is left for the
+ * loads, for builds with the default options, once a process: they stay
+ * loaded. Only warm-up threads read and write `loaded`, and each is joined
+ * (kd_cuda_warmup_finish) before the next starts. A failure is left for the
  * build itself to report. */
-static void load_builder_kernels(void)
+static void load_builder_kernels(void *unused)
 {
+    (void)unused;
     static bool loaded = false;
     kd_error err;
     if (!loaded)
-        loaded = kd_gpu_build_warm_up(&err) == KD_OK;
+        loaded = kd_gpu_build_warm_up(NULL, &err) == KD_OK;
 }
 
 kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info *info, kd_cli_progress *progress,
@@ -44,7 +46,8 @@ kd_status kd_scene_load_mesh(const char *path, kd_mesh *mesh, kd_mesh_load_info 
     kd_scene_name(path, name, sizeof name);
     snprintf(what, sizeof what, "loading %s", name);
     kd_cuda_warmup *warmup =
-        gpu != KD_SCENE_GPU_NONE ? kd_cuda_warmup_start(gpu == KD_SCENE_GPU_BUILD ? load_builder_kernels : NULL) : NULL;
+        gpu != KD_SCENE_GPU_NONE ? kd_cuda_warmup_start(gpu == KD_SCENE_GPU_BUILD ? load_builder_kernels : NULL, NULL)
+                                  : NULL;
     kd_cli_progress_begin(progress, what, NULL);
     kd_status st = kd_mesh_load_file_progress(path, mesh, info, kd_cli_progress_update, progress, err);
     kd_cli_progress_end(progress);

@@ -299,12 +299,17 @@ kd_status kd_gpu_build_warm_mesh(kd_mesh *mesh, kd_error *err)
     return KD_OK;
 }
 
-kd_status kd_gpu_build_warm_up(kd_error *err)
+kd_status kd_gpu_build_warm_up(const kd_gpu_build_options *with, kd_error *err)
 {
+    kd_gpu_build_options opts;
+    if (with)
+        opts = *with;
+    else
+        kd_gpu_build_options_default(&opts);
+    opts.max_device_bytes = 0; /* the made-up mesh's few MB, given back at once */
+    opts.profile = 0;
     kd_mesh mesh;
     KD_TRY(kd_gpu_build_warm_mesh(&mesh, err));
-    kd_gpu_build_options opts;
-    kd_gpu_build_options_default(&opts);
     kd_gpu_builder *builder = NULL;
     kd_status st = kd_gpu_builder_create(&builder, 0, err);
     if (st == KD_OK)

@@ -55,7 +55,10 @@ typedef struct kd_gb_test_hooks {
                                        the queues' hand-offs; sanitizers) */
     int medium_shape;               /* the medium stage's shape whatever the level: 1 wide (its clips'
                                        polygons in local memory, as on GPUs without room in shared
-                                       memory), -1 narrow (0: by the level's references per SM) */
+                                       memory), -1 narrow (0: by the level's references per SM, and
+                                       narrow under a memory cap) */
+    uint32_t medium_wide_refs;      /* the references per SM from which a level runs wide
+                                       (0: KD_GB_MED_WIDE_REFS) */
     int keep_subtrees;              /* 1: subtrees that do not pay are kept (the trees before that rule) */
     uint32_t batch_refs;            /* the medium and small stages run in batches of at most this many of
                                        the hand-over level's references (one node at least), as a memory
@@ -158,6 +161,8 @@ typedef struct kd_gpu_build_profile {
     uint32_t num_medium_nodes;          /* nodes the medium stage split or made leaves */
     uint32_t num_medium_cuts;           /* of them, empty cuts made without a pass over their references */
     uint32_t num_medium_block_nodes;    /* of them, nodes a block's warps took together */
+    uint32_t medium_wide;               /* 1: the medium stage's last run took its wide shape (two blocks
+                                           an SM, polygons in local memory); 0: narrow, or emulated */
     uint32_t num_medium_retries;        /* medium stage re-runs after growing its arrays */
     uint32_t num_batches;               /* runs of the medium and small stages over parts of the large
                                            stage's last level, to fit max_device_bytes; 0: one, whole */
@@ -251,12 +256,14 @@ kd_status kd_build_gpu_warm(const kd_mesh *mesh, const kd_gpu_build_options *opt
                             double *first_build_ms, kd_error *err);
 
 /* ---- Kernels loaded ahead of a first build -------------------------------- */
-/* CUDA loads a kernel the first time it is launched, about 8 ms of a small
- * scene's first build. kd_gpu_build_warm_up builds a small made-up mesh once
- * (and drops its tree), so that the kernels a build runs are loaded; a
- * program calls it on a thread of its own while it loads its scene. The
- * first build after it still sizes its buffers. */
-kd_status kd_gpu_build_warm_up(kd_error *err);
+/* CUDA loads a kernel the first time it is launched. kd_gpu_build_warm_up
+ * builds a small made-up mesh once with opts (NULL: the defaults; never
+ * under a memory cap) and drops its tree, so that the kernels such a build
+ * runs are loaded: a program calls it on a thread of its own while it loads
+ * its scene. The first build after it still sizes its buffers, and loads
+ * what only larger scenes run (the medium stage's wide shape, the large
+ * levels' clip queue). */
+kd_status kd_gpu_build_warm_up(const kd_gpu_build_options *opts, kd_error *err);
 
 /* The warm-up's mesh (kd_mesh_free frees it): KD_GPU_WARM_TRIANGLES small
  * triangles a fixed generator scatters through the unit cube. */

@@ -219,17 +219,30 @@ __global__ void __launch_bounds__(KD_GB_MAP_BLOCK) init_ready_kernel(medium_args
 #endif
 
 #if KD_DEVICE_CODE
-// Dynamic shared memory for the clips' polygons: where the stage runs
-// narrow, a block may have them beside the kernel's own, and as many blocks
-// an SM as that shape is built for still fit; else 0 (the wide shape: the
-// lanes keep them in their own memory). A level with few references per SM
-// runs narrow: its few long chains of nodes are what the stage waits on.
-kd_status polygon_smem(const kd_gpu_build_options *o, uint32_t num_refs, size_t *smem, kd_error *err)
+// The stage's shape for a level of num_refs references: wide where each SM
+// has KD_GB_MED_WIDE_REFS of them or more, narrow below, where its few long
+// chains of nodes are what the stage waits on. A build under a memory cap
+// stays narrow: the wide shape's local memory is the driver's, for every
+// thread the GPU holds, outside the cap's count.
+kd_status medium_wide(const kd_gpu_build_options *o, uint32_t num_refs, bool *wide, kd_error *err)
 {
     int sms = 0;
     KD_TRY(kd_gb_cuda(err, kd_device_attribute(cudaDevAttrMultiProcessorCount, &sms), "multiprocessors"));
+    const uint64_t per_sm = o->hooks.medium_wide_refs ? o->hooks.medium_wide_refs : KD_GB_MED_WIDE_REFS;
     const int shape = o->hooks.medium_shape;
-    const bool wide = shape > 0 || (shape == 0 && (uint64_t)num_refs >= (uint64_t)KD_GB_MED_WIDE_REFS * (uint64_t)sms);
+    *wide = shape > 0 || (shape == 0 && num_refs >= per_sm * (uint64_t)sms && o->max_device_bytes == 0);
+    return KD_OK;
+}
+
+// Dynamic shared memory for the narrow shape's polygons, where a block may
+// have them beside the kernel's own and as many blocks an SM as that shape
+// is built for still fit; else 0 (the lanes keep them in their own memory,
+// and the wide instance runs: GPUs with less shared memory run it always).
+kd_status polygon_smem(bool wide, size_t *smem, kd_error *err)
+{
+    *smem = 0;
+    if (wide)
+        return KD_OK;
     cudaFuncAttributes attr;
     int optin = 0, per_sm = 0, reserved = 0;
     KD_TRY(kd_gb_cuda(err, cudaFuncGetAttributes(&attr, medium_kernel<true>), "medium-stage kernel attributes"));
@@ -241,17 +254,20 @@ kd_status polygon_smem(const kd_gpu_build_options *o, uint32_t num_refs, size_t 
                       "shared memory per SM"));
     *smem = KD_GB_CLIP_SHARED_BYTES(MED_THREADS);
     const size_t block_smem = attr.sharedSizeBytes + *smem + (size_t)reserved;
-    if (attr.sharedSizeBytes + *smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm || wide)
+    if (attr.sharedSizeBytes + *smem > (size_t)optin || KD_GB_MED_MIN_BLOCKS * block_smem > (size_t)per_sm)
         *smem = 0;
     return KD_OK;
 }
 
 // The stage's launches: the queues set up, then the persistent blocks.
+// *wide: whether the wide instance ran.
 kd_status medium_on_device(kd_gpu_builder *b, const medium_args &g, uint32_t num_nodes, uint32_t num_refs,
-                           const medium_counters &init, const kd_gpu_build_options *o, kd_error *err)
+                           const medium_counters &init, const kd_gpu_build_options *o, bool *wide, kd_error *err)
 {
     size_t smem = 0;
-    KD_TRY(polygon_smem(o, num_refs, &smem, err));
+    KD_TRY(medium_wide(o, num_refs, wide, err));
+    KD_TRY(polygon_smem(*wide, &smem, err));
+    *wide = smem == 0;
     void (*kernel)(medium_args) = smem > 0 ? medium_kernel<true> : medium_kernel<false>;
     uint32_t blocks = 0;
     KD_TRY(kd_gb_resident_blocks(kernel, MED_THREADS, &blocks, err, smem));
@@ -366,14 +382,17 @@ kd_status run_medium_once(kd_gpu_builder *b, kd_gb_build_state *s, const medium_
     // blocks started
     const medium_counters init = {{0, num_nodes, num_nodes, 0, num_refs, s->pool_count, s->num_small_roots,
                                    s->num_small_refs, s->num_leaf_refs, KD_GB_NONE, 0, 0, 0, num_nodes, 0, 0, 0}};
+    bool wide = false;
     if (b->host)
         medium_on_host(g, init);
     else
 #if KD_DEVICE_CODE
-        KD_TRY(medium_on_device(b, g, num_nodes, num_refs, init, s->opts, err));
+        KD_TRY(medium_on_device(b, g, num_nodes, num_refs, init, s->opts, &wide, err));
 #else
         return kd_gb_no_device(err);
 #endif
+    if (s->profile)
+        s->profile->medium_wide = wide;
     KD_TRY(kd_gb_read_scalars(b, counts, err));
     kd_gb_step_mark(b, s->opts->profile, KD_GPU_STEP_MEDIUM);
     if (s->profile)

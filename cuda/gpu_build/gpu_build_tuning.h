@@ -51,8 +51,8 @@
 #ifndef KD_GB_MED_WIDE_BLOCKS
 #define KD_GB_MED_WIDE_BLOCKS 2
 #endif
-/* References per SM in the level it takes from which the medium stage runs
- * wide: below it the stage waits on its longest chains of nodes. */
+/* References per SM, in the level the medium stage takes, from which it runs
+ * wide: below, the stage waits on its longest chains of nodes. */
 #ifndef KD_GB_MED_WIDE_REFS
 #define KD_GB_MED_WIDE_REFS 4096u
 #endif
@@ -102,7 +102,7 @@
 #ifndef KD_GB_RUN_LONG
 #define KD_GB_RUN_LONG 32u
 #endif
-/* Node-pass blocks (of 4 warps) an SM: caps registers at 85, warps enough
+/* Node-pass blocks (of 4 warps) an SM: caps registers at 80, warps enough
  * to hide the node pass's global loads (the spills cost less than that). */
 #ifndef KD_GB_WAVE_MIN_BLOCKS
 #define KD_GB_WAVE_MIN_BLOCKS 6

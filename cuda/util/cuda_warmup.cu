@@ -8,7 +8,8 @@
 
 struct kd_cuda_warmup {
     pthread_t thread;
-    void (*then)(void);
+    void (*then)(void *);
+    void *arg;
 };
 
 static void *make_context(void *arg)
@@ -20,15 +21,17 @@ static void *make_context(void *arg)
         return NULL;
     }
     if (w->then)
-        w->then();
+        w->then(w->arg);
     return NULL;
 }
 
-extern "C" kd_cuda_warmup *kd_cuda_warmup_start(void (*then)(void))
+extern "C" kd_cuda_warmup *kd_cuda_warmup_start(void (*then)(void *), void *arg)
 {
     kd_cuda_warmup *w = (kd_cuda_warmup *)malloc(sizeof *w);
-    if (w)
+    if (w) {
         w->then = then;
+        w->arg = arg;
+    }
     if (w && pthread_create(&w->thread, NULL, make_context, w) != 0) {
         free(w);
         w = NULL;

@@ -10,11 +10,12 @@ extern "C" {
 
 typedef struct kd_cuda_warmup kd_cuda_warmup;
 
-/* Starts making the current device's primary context, then runs `then`
- * (may be NULL) on the same thread, where the context was made: work of a
- * layer above, such as loading its kernels. NULL when no thread could be
- * started (the first CUDA call then makes it, as it would anyway). */
-kd_cuda_warmup *kd_cuda_warmup_start(void (*then)(void));
+/* Starts making the current device's primary context, then runs then(arg)
+ * (then may be NULL) on the same thread, where the context was made: work of
+ * a layer above, such as loading its kernels; arg must outlive
+ * kd_cuda_warmup_finish. NULL when no thread could be started (the first
+ * CUDA call then makes it, as it would anyway). */
+kd_cuda_warmup *kd_cuda_warmup_start(void (*then)(void *), void *arg);
 
 /* Waits for it and frees w (NULL: nothing). A failure is left for the first
  * real CUDA call to report, with its own context. */

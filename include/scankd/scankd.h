@@ -120,12 +120,14 @@ void scankd_build_options_default(scankd_build_options *opts);
 /* Number of usable CUDA devices; 0 without a device or a driver. */
 int scankd_device_count(void);
 
-/* Makes the GPU's context and loads the GPU builder's kernels, which CUDA
- * otherwise loads in the first build (about 8 ms of a small scene's): call
- * it on a thread of your own while your scene loads, and scankd_build on the
- * GPU then only sizes its buffers. Without a device it does nothing and
- * returns KD_OK. */
-kd_status scankd_warm_up(kd_error *err);
+/* Makes the calling thread's current CUDA device's context and loads the
+ * GPU builder's kernels that a GPU build with opts (NULL: the defaults)
+ * runs on a small scene, which CUDA otherwise loads in the first build: call
+ * it on a thread of your own while your scene loads, and a later GPU build
+ * spends that time only sizing its buffers (kernels only a large scene needs
+ * still load then). Without a device it does nothing and returns KD_OK. It
+ * may run concurrently with any other call. */
+kd_status scankd_warm_up(const scankd_build_options *opts, kd_error *err);
 
 /* "auto", "cpu", "gpu" */
 const char *scankd_device_name(scankd_device device);

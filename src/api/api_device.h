@@ -17,8 +17,8 @@ typedef struct kd_api_gpu kd_api_gpu;
 /* Usable CUDA devices (0 without a backend). */
 int kd_api_device_count(void);
 
-/* The GPU builder's kernels loaded (scankd_warm_up). */
-kd_status kd_api_warm_up(kd_error *err);
+/* The GPU builder's kernels loaded for builds with opts (scankd_warm_up). */
+kd_status kd_api_warm_up(const scankd_build_options *opts, kd_error *err);
 
 /* Builds with the GPU builder from opts (already checked). */
 kd_status kd_api_build_gpu(const kd_mesh *mesh, const scankd_build_options *opts, kd_tree *tree,

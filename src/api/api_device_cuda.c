@@ -19,24 +19,35 @@ int kd_api_device_count(void)
     return kd_cuda_device_count();
 }
 
-kd_status kd_api_warm_up(kd_error *err)
+/* The GPU builder's options from the API's. */
+static void gpu_options(const scankd_build_options *opts, kd_gpu_build_options *o)
 {
-    return kd_api_device_count() > 0 ? kd_gpu_build_warm_up(err) : KD_OK;
+    kd_gpu_build_options_default(o);
+    o->params = opts->params;
+    o->large_split = opts->large_split == SCANKD_LARGE_SPLIT_MEDIAN ? KD_LARGE_SPLIT_MEDIAN : KD_LARGE_SPLIT_SAH;
+    o->small_node_threshold = opts->small_node_threshold;
+    o->sah_bins = opts->sah_bins;
+    o->max_refs_per_triangle = opts->max_refs_per_triangle;
+    o->empty_space_ratio = opts->empty_space_ratio;
+    o->max_device_bytes = (size_t)opts->max_device_bytes;
+}
+
+kd_status kd_api_warm_up(const scankd_build_options *opts, kd_error *err)
+{
+    if (kd_api_device_count() == 0)
+        return KD_OK;
+    if (!opts)
+        return kd_gpu_build_warm_up(NULL, err);
+    kd_gpu_build_options o;
+    gpu_options(opts, &o);
+    return kd_gpu_build_warm_up(&o, err);
 }
 
 kd_status kd_api_build_gpu(const kd_mesh *mesh, const scankd_build_options *opts, kd_tree *tree,
                            kd_error *err)
 {
     kd_gpu_build_options o;
-    kd_gpu_build_options_default(&o);
-    o.params = opts->params;
-    o.large_split = opts->large_split == SCANKD_LARGE_SPLIT_MEDIAN ? KD_LARGE_SPLIT_MEDIAN
-                                                                   : KD_LARGE_SPLIT_SAH;
-    o.small_node_threshold = opts->small_node_threshold;
-    o.sah_bins = opts->sah_bins;
-    o.max_refs_per_triangle = opts->max_refs_per_triangle;
-    o.empty_space_ratio = opts->empty_space_ratio;
-    o.max_device_bytes = (size_t)opts->max_device_bytes;
+    gpu_options(opts, &o);
     return kd_build_gpu(mesh, &o, tree, NULL, err);
 }
 

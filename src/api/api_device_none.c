@@ -7,9 +7,9 @@ int kd_api_device_count(void)
     return 0;
 }
 
-kd_status kd_api_warm_up(kd_error *err)
+kd_status kd_api_warm_up(const scankd_build_options *opts, kd_error *err)
 {
-    (void)err;
+    (void)opts, (void)err;
     return KD_OK; /* no device, nothing to load */
 }
 

@@ -28,11 +28,6 @@ int scankd_device_count(void)
     return kd_api_device_count();
 }
 
-kd_status scankd_warm_up(kd_error *err)
-{
-    return kd_api_warm_up(err);
-}
-
 const char *scankd_device_name(scankd_device device)
 {
     switch (device) {
@@ -46,9 +41,8 @@ const char *scankd_device_name(scankd_device device)
 /* The GPU builder's options are checked on every device, so that options a
  * CPU machine accepts do not fail on a GPU one. The build rules are checked
  * by the builders themselves. */
-static kd_status check_options(const scankd_build_options *o, kd_error *err)
+static kd_status check_options(const char *who, const scankd_build_options *o, kd_error *err)
 {
-    static const char *const who = "scankd_build";
     if (o->device != SCANKD_DEVICE_AUTO && o->device != SCANKD_DEVICE_CPU &&
         o->device != SCANKD_DEVICE_GPU)
         return kd_error_set(err, KD_ERR_INVALID, "%s: device %d is none of auto, cpu, gpu", who,
@@ -72,6 +66,13 @@ static kd_status check_options(const scankd_build_options *o, kd_error *err)
         return kd_error_set(err, KD_ERR_INVALID, "%s: a device memory cap of %llu bytes is more than this host "
                             "can address", who, (unsigned long long)o->max_device_bytes);
     return KD_OK;
+}
+
+kd_status scankd_warm_up(const scankd_build_options *opts, kd_error *err)
+{
+    if (opts)
+        KD_TRY(check_options("scankd_warm_up", opts, err));
+    return kd_api_warm_up(opts, err);
 }
 
 static kd_status resolve_device(scankd_device asked, scankd_device *device, kd_error *err)
@@ -142,7 +143,7 @@ kd_status scankd_build(const kd_mesh *mesh, const scankd_build_options *opts, sc
     *out = NULL;
     if (!opts)
         return kd_error_set(err, KD_ERR_INVALID, "scankd_build: opts is NULL");
-    KD_TRY(check_options(opts, err));
+    KD_TRY(check_options("scankd_build", opts, err));
     scankd_device device = SCANKD_DEVICE_CPU;
     KD_TRY(resolve_device(opts->device, &device, err));
     scankd_scene *scene;

@@ -120,7 +120,10 @@ static void test_options(const kd_mesh *mesh)
     check_failure(scankd_build(mesh, &d, NULL, &err), KD_ERR_INVALID, &err, "out is NULL");
     /* This library has no device backend: the GPU is absent, auto is the CPU. */
     CHECK(scankd_device_count() == 0);
-    CHECK_MSG(scankd_warm_up(&err) == KD_OK, "warm-up without a device: %s", err.message);
+    CHECK_MSG(scankd_warm_up(NULL, &err) == KD_OK, "warm-up without a device: %s", err.message);
+    o = d;
+    o.sah_bins = 1;
+    check_failure(scankd_warm_up(&o, &err), KD_ERR_INVALID, &err, "scankd_warm_up");
     o = d;
     o.device = SCANKD_DEVICE_GPU;
     check_failure(scankd_build(mesh, &o, &scene, &err), KD_ERR_NO_DEVICE, &err, "no CUDA device");

@@ -2,7 +2,7 @@
  * each of the builder's options, and rays traced from host and device
  * arrays, against brute force and against the CPU paths. Skips (77) without
  * a device, after checking that the API's option defaults are the GPU
- * builder's. */
+ * builder's and that the warm-up succeeds there, doing nothing. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,16 +147,31 @@ static void test_options(const kd_mesh *mesh, const scankd_ray *rays, scankd_hit
     scankd_scene_destroy(cpu);
 }
 
+/* The warm-up: with the defaults, with a build's options, and refused for
+ * options a build would refuse; without a device (the CUDA library on a
+ * machine without a GPU) it succeeds doing nothing. */
+static void test_warm_up(void)
+{
+    kd_error err;
+    CHECK_MSG(scankd_warm_up(NULL, &err) == KD_OK, "warm-up: %s", err.message);
+    scankd_build_options o;
+    scankd_build_options_default(&o);
+    o.large_split = SCANKD_LARGE_SPLIT_MEDIAN;
+    CHECK_MSG(scankd_warm_up(&o, &err) == KD_OK, "warm-up, median: %s", err.message);
+    o.small_node_threshold = 0;
+    CHECK(scankd_warm_up(&o, &err) == KD_ERR_INVALID && strstr(err.message, "scankd_warm_up"));
+}
+
 int main(void)
 {
     test_defaults();
+    test_warm_up();
     if (scankd_device_count() == 0) {
         printf("api_gpu: no CUDA device: skipped\n");
         return kd_test_failures ? 1 : KD_TEST_SKIP;
     }
     kd_test_rng rng = {777};
     kd_error err;
-    CHECK_MSG(scankd_warm_up(&err) == KD_OK, "warm-up: %s", err.message);
     kd_mesh city;
     CHECK_MSG(kd_api_test_city(&rng, 6, &city, &err) == KD_OK, "%s", err.message);
     scankd_ray *rays = kd_api_test_rays(&rng, kd_mesh_bounds(&city), N);

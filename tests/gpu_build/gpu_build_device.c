@@ -87,6 +87,46 @@ static void test_output_regrowth(void)
  * as the level before's scatter zeroed them, where a first build's arrays
  * still grow: the large stage alone (no medium stage), against the
  * emulation's first build. */
+/* The medium stage's shape by references per SM: with the threshold at one
+ * a level, every level runs wide, the same tree as the emulation's; under a
+ * memory cap, or at the default threshold on this small scene, narrow. */
+static void test_medium_shape(void)
+{
+    kd_mesh mesh;
+    gb_make_scene(&mesh, GB_SCENE_SOUP, 3000, 23);
+    kd_tree emu;
+    kd_error err;
+    kd_gpu_build_options o;
+    gb_options(&o, KD_LARGE_SPLIT_SAH);
+    kd_status se = kd_build_gpu_emulated(&mesh, &o, &emu, NULL, &err);
+    CHECK_MSG(se == KD_OK, "medium shape (emulated): %s", err.message);
+    const struct {
+        uint32_t per_sm;
+        size_t cap;
+        uint32_t want_wide;
+        const char *label;
+    } cases[] = {{1, 0, 1, "threshold 1"}, {1, (size_t)8 << 30, 0, "threshold 1, capped"}, {0, 0, 0, "default"}};
+    for (int c = 0; c < 3; c++) {
+        o.hooks.medium_wide_refs = cases[c].per_sm;
+        o.max_device_bytes = cases[c].cap;
+        kd_tree dev;
+        kd_gpu_build_profile prof;
+        kd_status st = kd_build_gpu(&mesh, &o, &dev, &prof, &err);
+        CHECK_MSG(st == KD_OK, "medium shape, %s: %s", cases[c].label, err.message);
+        if (st != KD_OK)
+            continue;
+        CHECK_MSG(prof.medium_wide == cases[c].want_wide && prof.num_medium_nodes > 0,
+                  "medium shape, %s: wide %u (want %u), %u medium nodes", cases[c].label, prof.medium_wide,
+                  cases[c].want_wide, prof.num_medium_nodes);
+        CHECK_MSG(se != KD_OK || gb_trees_equal(&dev, &emu), "medium shape, %s: device and emulated trees differ",
+                  cases[c].label);
+        kd_tree_free(&dev);
+    }
+    if (se == KD_OK)
+        kd_tree_free(&emu);
+    kd_mesh_free(&mesh);
+}
+
 static void test_warm_levels(void)
 {
     for (int kind = 0; kind < 2; kind++) {
@@ -545,11 +585,12 @@ int main(int argc, char **argv)
         }
     }
     kd_error err;
-    CHECK_MSG(kd_gpu_build_warm_up(&err) == KD_OK, "warm-up: %s", err.message);
+    CHECK_MSG(kd_gpu_build_warm_up(NULL, &err) == KD_OK, "warm-up: %s", err.message);
     test_synthetic();
     gb_check_non_finite(kd_build_gpu, "device");
     test_output_regrowth();
     test_warm_levels();
+    test_medium_shape();
     test_memory();
     test_profile();
     test_render();
