@@ -5,7 +5,7 @@
  * in-build reduction profile over every rung of the ladder.
  *
  *   gpu_build_bench [--builds N] [--warmup N] [--split median|sah]
- *                   [--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
+ *                   [--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--keep-subtrees] [--depth-offset K] [--reduce-profile] [--profile-builds N] [--no-cpu] SCENE.obj...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +36,14 @@ static int cmp_double(const void *a, const void *b)
 typedef struct bench_opts {
     int builds, warmup, profile_builds;
     int reduce_profile, cpu, render;
+    int depth_offset; /* added to the depth cap pbrt's rule gives each scene */
     kd_gpu_build_options build;
 } bench_opts;
 
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_build_bench [--builds N] [--warmup N] [--split median|sah] "
-                    "[--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
+                    "[--min-empty-fraction F] [--empty-space F] [--max-refs R] [--bins B] [--medium-nodes N] [--medium-refs R] [--medium-block-refs R] [--small-threshold N] [--keep-subtrees] [--depth-offset K] [--reduce-profile] [--profile-builds N] [--no-cpu] [--no-render] SCENE.obj...\n");
     return 2;
 }
 
@@ -70,6 +71,11 @@ static int bench_scene(const char *path, const bench_opts *bo)
     double load_ms = now_ms() - t0;
     printf("%s: %u triangles, loaded in %.1f ms\n", path, mesh.num_triangles, load_ms);
 
+    kd_gpu_build_options build = bo->build;
+    if (bo->depth_offset != 0) { /* the CPU tree below keeps pbrt's depth */
+        const int depth = kd_build_max_depth(&build.params, mesh.num_triangles) + bo->depth_offset;
+        build.params.max_depth = depth < 0 ? 0 : depth;
+    }
     kd_gpu_builder *b = NULL;
     kd_status st = kd_gpu_builder_create(&b, 0, &err);
     if (st == KD_OK)
@@ -77,7 +83,7 @@ static int bench_scene(const char *path, const bench_opts *bo)
     double *ms = (double *)calloc((size_t)bo->builds + 1, sizeof(double));
     kd_gpu_build_profile prof;
     for (int i = 0; st == KD_OK && i < bo->warmup + bo->builds; i++) {
-        st = kd_gpu_builder_build(b, &bo->build, &prof, &err);
+        st = kd_gpu_builder_build(b, &build, &prof, &err);
         if (i >= bo->warmup)
             ms[i - bo->warmup] = prof.build_ms;
     }
@@ -123,7 +129,7 @@ static int bench_scene(const char *path, const bench_opts *bo)
 
     /* One profiled build for the stage times (events add a little). */
     {
-        kd_gpu_build_options po = bo->build;
+        kd_gpu_build_options po = build;
         po.profile = 1;
         if (kd_gpu_builder_build(b, &po, &prof, &err) == KD_OK)
             printf("       stages (one profiled build): preprocess %.3f ms, large %.3f ms, small %.3f ms, "
@@ -158,7 +164,7 @@ static int bench_scene(const char *path, const bench_opts *bo)
     }
 
     if (bo->reduce_profile) {
-        kd_gpu_build_options po = bo->build;
+        kd_gpu_build_options po = build;
         po.profile = 1;
         printf("  in-build reduction profile, %d builds per rung (totals over the builds): the calls\n"
                "  between CUDA events, then (as many builds again, traced by CUPTI) their kernels'\n"
@@ -259,6 +265,10 @@ int main(int argc, char **argv)
             bo.build.small_node_threshold = atoi(argv[++i]);
         else if (strcmp(argv[i], "--bins") == 0 && i + 1 < argc)
             bo.build.sah_bins = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--keep-subtrees") == 0)
+            bo.build.hooks.keep_subtrees = 1;
+        else if (strcmp(argv[i], "--depth-offset") == 0 && i + 1 < argc)
+            bo.depth_offset = atoi(argv[++i]);
         else if (strcmp(argv[i], "--reduce-profile") == 0)
             bo.reduce_profile = 1;
         else if (strcmp(argv[i], "--no-cpu") == 0)
