@@ -83,10 +83,6 @@ static void test_output_regrowth(void)
     kd_mesh_free(&mesh);
 }
 
-/* Warm builds (a warm-up first, on one builder) take the large levels' bins
- * as the level before's scatter zeroed them, where a first build's arrays
- * still grow: the large stage alone (no medium stage), against the
- * emulation's first build. */
 /* The medium stage's shape by references per SM: with the threshold at one
  * a level, every level runs wide, the same tree as the emulation's; under a
  * memory cap, or at the default threshold on this small scene, narrow. */
@@ -127,6 +123,10 @@ static void test_medium_shape(void)
     kd_mesh_free(&mesh);
 }
 
+/* Warm builds (a warm-up first, on one builder) take the large levels' bins
+ * as the level before's scatter zeroed them, where a first build's arrays
+ * still grow: the large stage alone (no medium stage), against the
+ * emulation's first build. */
 static void test_warm_levels(void)
 {
     for (int kind = 0; kind < 2; kind++) {
